@@ -1,0 +1,65 @@
+"""Sessions per package and across packages: `nox -t ci` is the test line, `nox -s demo` the main job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+_ORDER = ["cute-layout", "cute-nvarch", "cute-ir", "cute-runtime", "cute-examples"]
+PACKAGES = [p for p in _ORDER if (Path(__file__).parent / "packages" / p / "pyproject.toml").exists()]
+TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
+# A CPU wheel of this torch lies on local disk; pin it first so nothing pulls a CUDA build.
+TORCH = "torch==2.13.0"
+
+
+def _install_all(session: nox.Session) -> None:
+    session.install(TORCH)
+    session.install(*TEST_DEPS)
+    session.install(*[f"-e./packages/{p}" for p in PACKAGES])
+
+
+@nox.session(python=PYTHON, tags=["ci"])
+def layout(session: nox.Session) -> None:
+    """cute-layout alone: installs nothing else, and its tests pass without any other package."""
+    session.install("./packages/cute-layout")
+    frozen = session.run("python", "-m", "pip", "list", "--format=freeze", silent=True)
+    extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in {"cute-layout", "pip", "setuptools"}]
+    if extra:
+        session.error(f"cute-layout pulled in other packages: {extra}")
+    session.run("python", "-c", "import cute_layout; print('cute_layout', cute_layout.__version__)")
+    session.install(*TEST_DEPS)
+    session.run("pytest", "-q", "packages/cute-layout/tests", *session.posargs)
+
+
+@nox.session(python=PYTHON, tags=["ci"])
+def tests(session: nox.Session) -> None:
+    """Every other package's tests and the cross-package tests, in one environment."""
+    _install_all(session)
+    paths = [f"packages/{p}/tests" for p in PACKAGES[1:]] + ["tests"]
+    session.run("pytest", "-q", *paths, *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The main job: compile the example kernels end to end; with a GPU, run, check and time them."""
+    _install_all(session)
+    session.run("python", "-m", "cute_examples", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def bench_layout(session: nox.Session) -> None:
+    """Per-call cost of the common layout-algebra operations."""
+    session.install("./packages/cute-layout")
+    session.run("python", "-m", "cute_layout.bench", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff over the whole tree."""
+    session.install("ruff")
+    session.run("ruff", "check", ".")

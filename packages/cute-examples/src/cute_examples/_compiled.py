@@ -1,0 +1,69 @@
+"""Where an example's compiled kernel comes from: this process, an AOT bundle, cute-ir's cache, or a fresh build.
+
+The order is the cheapest first. A bundle (``--bundle DIR`` or ``CUTE_BUNDLE_DIR``) serves hosts without MLIR; the
+compile cache of cute-ir is read without importing MLIR; only a miss everywhere builds IR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cute_runtime import Kernel, canonical_spec, load_bundle
+from cute_runtime.config import bundle_dir
+
+__all__ = ["ArtifactBuilder", "kernel_for", "target_for", "use_bundle"]
+
+# compile_fn(target) -> cute_ir Artifact; imported lazily by the examples so that a bundle host needs no cute-ir.
+ArtifactBuilder = Callable[[str], Any]
+
+_kernels: dict[tuple[str, str, str], Kernel] = {}
+_bundle: Any = None
+_bundle_path: str | None = None
+
+
+def use_bundle(path: str | None) -> None:
+    """Serve kernels from the AOT bundle at path (None: back to CUTE_BUNDLE_DIR, if set)."""
+    global _bundle, _bundle_path
+    _bundle, _bundle_path = None, path
+    _kernels.clear()
+
+
+def _active_bundle() -> Any:
+    global _bundle
+    path = _bundle_path or bundle_dir()
+    if path is None:
+        return None
+    if _bundle is None or str(_bundle.path) != str(path):
+        _bundle = load_bundle(path)
+    return _bundle
+
+
+def target_for(cc: tuple[int, int]) -> str:
+    """The compile target for a device of compute capability cc (Hopper gets its arch-specific sm_90a)."""
+    major, minor = cc
+    if major == 9 and minor == 0:
+        return "sm_90a"
+    if (major, minor) == (8, 9):
+        return "sm_89"
+    if major >= 8:
+        return "sm_80"
+    raise ValueError(f"device of compute capability {major}.{minor}: these kernels need sm_80 or newer")
+
+
+def kernel_for(
+    spec: dict[str, Any], compile_fn: ArtifactBuilder, cc: tuple[int, int], *, device: int | None = None
+) -> Kernel:
+    """A Kernel (loaded on first launch) for spec on device `device` of compute capability cc."""
+    key = (canonical_spec(spec), f"{cc[0]}.{cc[1]}", str(device))
+    kernel = _kernels.get(key)
+    if kernel is not None:
+        return kernel
+    bundle = _active_bundle()
+    if bundle is not None:
+        kernel = bundle.load_kernel(spec, cc, device=device)
+    else:
+        art = compile_fn(target_for(cc))
+        kernel = Kernel(art.entry, art.cubin, art.ptx, device=device)
+    _kernels[key] = kernel
+    return kernel

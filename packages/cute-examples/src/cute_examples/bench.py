@@ -1,0 +1,169 @@
+"""`python -m cute_examples.bench`: ours against the peer, same process, same tensors, same timer, and the ratio.
+
+Sections: elementwise add bandwidth (ours, torch.add, a device-to-device copy), compile and launch costs, and the
+dense GEMM table (ours against torch.matmul) where that kernel is available. Kernels come from an AOT bundle
+(`--bundle DIR` or CUTE_BUNDLE_DIR) or from cute-ir's compile cache.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+from .cli import add_bundle_flag, apply_bundle_flag
+
+EW_SIZES = {"2^20": (1024, 1024), "2^24": (4096, 4096), "2^28": (16384, 16384)}
+EW_DTYPES = ("float32", "bfloat16")
+
+
+def _mlir_importable() -> bool:
+    try:
+        import mlir.ir  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def bench_elementwise(sizes: dict[str, tuple[int, int]], dtypes: tuple[str, ...], iterations: int) -> list[str]:
+    """Rows of GB/s for ours, torch.add and a D2D copy, on the same tensors."""
+    import torch
+
+    from .elementwise_add import elementwise_add
+    from .timing import median_ms
+
+    rows = [f"{'dtype':9} {'elements':>8} {'ours GB/s':>10} {'torch.add':>10} {'copy GB/s':>10} "
+            f"{'vs torch':>9} {'vs copy':>8}"]
+    for dtype in dtypes:
+        for label, (m, n) in sizes.items():
+            td = getattr(torch, dtype)
+            a = torch.randn(m, n, device="cuda", dtype=td)
+            b = torch.randn(m, n, device="cuda", dtype=td)
+            c = torch.full_like(a, float("nan"))
+            elementwise_add(a, b, c)
+            torch.cuda.synchronize()
+            if not torch.equal(c, a + b):
+                raise AssertionError(f"elementwise_add {dtype} {m}x{n}: result differs from torch")
+            numel, esz = a.numel(), a.element_size()
+            batch = max(1, (1 << 24) // numel)
+            ours = median_ms(lambda: elementwise_add(a, b, c), iterations=iterations, batch=batch)
+            ref = median_ms(lambda: torch.add(a, b, out=c), iterations=iterations, batch=batch)
+            cp = median_ms(lambda: c.copy_(a), iterations=iterations, batch=batch)
+            gbs = [3 * numel * esz / ours / 1e6, 3 * numel * esz / ref / 1e6, 2 * numel * esz / cp / 1e6]
+            rows.append(f"{dtype:9} {label:>8} {gbs[0]:10.1f} {gbs[1]:10.1f} {gbs[2]:10.1f} "
+                        f"{gbs[0] / gbs[1]:8.3f}x {gbs[0] / gbs[2]:7.1%}")
+            del a, b, c
+            torch.cuda.empty_cache()
+    return rows
+
+
+_WARM_SNIPPET = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import torch
+from cute_examples.elementwise_add import elementwise_add
+a = torch.randn(64, 64, device="cuda"); b = torch.randn(64, 64, device="cuda"); c = torch.empty_like(a)
+torch.cuda.synchronize()
+t1 = time.perf_counter()
+from cute_examples.elementwise_add.host import select_kernel
+kernel, spec = select_kernel(a, b, c)
+kernel.load()
+t2 = time.perf_counter()
+elementwise_add(a, b, c); torch.cuda.synchronize()
+assert torch.equal(c, a + b)
+print(json.dumps({"warm_ms": (t2 - t1) * 1e3, "mlir_imported": any(m == "mlir" or m.startswith("mlir.")
+      for m in sys.modules), "process_ms": (t2 - t0) * 1e3}))
+"""
+
+
+def bench_costs() -> list[str]:
+    """Cold compile, warm (new process, disk cache filled) and per-call launch overhead next to torch.add's."""
+    import torch
+
+    from .elementwise_add import elementwise_add
+    from .timing import host_us_per_call
+
+    rows = []
+    if _mlir_importable():
+        from cute_ir import cache as ir_cache
+
+        from cute_runtime import Kernel
+
+        from ._compiled import target_for
+        from .elementwise_add.kernel import compile_elementwise_add
+
+        target = target_for(torch.cuda.get_device_capability())
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["CUTE_CACHE_DIR"] = tmp
+            ir_cache.clear_memory_cache()
+            t0 = time.perf_counter()
+            art = compile_elementwise_add("float32", "vec", target, offset_bits=32)
+            Kernel(art.entry, art.cubin, art.ptx).load()
+            cold = (time.perf_counter() - t0) * 1e3
+            stages = ", ".join(f"{k} {v:.1f}" for k, v in art.timings.items())
+            rows.append(f"cold compile (call -> loaded cubin, empty cache): {cold:8.1f} ms   (target < 150 ms)"
+                        f"  [{stages}]")
+            env = dict(os.environ, CUTE_CACHE_DIR=tmp)
+            env.pop("CUTE_BUNDLE_DIR", None)
+            out = subprocess.run([sys.executable, "-c", _WARM_SNIPPET], env=env, capture_output=True, text=True)
+            if out.returncode != 0:
+                rows.append(f"warm: the subprocess failed: {out.stderr.strip()[-400:]}")
+            else:
+                w = json.loads(out.stdout.strip().splitlines()[-1])
+                rows.append(f"warm (new process, disk cache filled): {w['warm_ms']:8.1f} ms   (target < 50 ms); "
+                            f"MLIR imported: {w['mlir_imported']}")
+        os.environ.pop("CUTE_CACHE_DIR", None)
+    else:
+        rows.append("cold/warm compile: not measured here (mlir not importable; kernels come from a bundle)")
+    a = torch.randn(32, 32, device="cuda")
+    b = torch.randn(32, 32, device="cuda")
+    c = torch.empty_like(a)
+    ours = host_us_per_call(lambda: elementwise_add(a, b, c))
+    ref = host_us_per_call(lambda: torch.add(a, b, out=c))
+    rows.append(f"launch overhead (host us/call, 3 tensors): ours {ours:.2f} us, torch.add {ref:.2f} us, "
+                f"ratio {ours / ref:.2f} (target <= 1 and < 5 us)")
+    return rows
+
+
+def bench_gemm(iterations: int) -> list[str]:
+    """The dense GEMM table (ours vs torch.matmul) where the kernel is available."""
+    try:
+        from .dense_gemm.bench import gemm_rows
+    except ImportError as exc:
+        return [f"dense GEMM: not available ({exc})"]
+    return gemm_rows(iterations)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark sections and print their tables, the device and the date."""
+    p = argparse.ArgumentParser(prog="python -m cute_examples.bench", description=__doc__)
+    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--only", choices=("elementwise", "costs", "gemm"), action="append")
+    add_bundle_flag(p)
+    args = p.parse_args(argv)
+    apply_bundle_flag(args)
+    import torch
+
+    if not torch.cuda.is_available():
+        print("no GPU found: the benchmark needs one (python -m cute_examples compiles without)")
+        return 0
+    sections: dict[str, Any] = {
+        "elementwise": lambda: bench_elementwise(EW_SIZES, EW_DTYPES, args.iterations),
+        "costs": bench_costs,
+        "gemm": lambda: bench_gemm(args.iterations),
+    }
+    print(f"device: {torch.cuda.get_device_name()}  date: {time.strftime('%Y-%m-%d')}")
+    for name in args.only or list(sections):
+        print(f"\n== {name}")
+        for row in sections[name]():
+            print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The GEMM configurations that GPU tests, the CLI defaults and benchmarks use, and an AOT bundle of them.
+
+A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it here with
+
+    python -m cute_examples.dense_gemm.aot build/aot        # compiles every config, writes the bundle
+
+`dtype_major_configs()` is every A/B x accumulator x C dtype combination times every (A, B, C) major at the
+128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (M 64/128 x N 64/128/256) times
+every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+
+from .spec import CLUSTER_SHAPES, GemmConfig
+
+__all__ = [
+    "aot_configs",
+    "dtype_major_configs",
+    "dtype_combinations",
+    "tile_cluster_configs",
+    "write_aot_bundle",
+]
+
+
+def dtype_combinations() -> list[tuple[str, str, str]]:
+    """Every supported (A/B dtype, accumulator dtype, C dtype)."""
+    out = []
+    for ab in ("float16", "bfloat16"):
+        for acc in ("float32", "float16"):
+            if acc == "float16" and ab != "float16":
+                continue
+            for c in ("float16", "bfloat16", "float32"):
+                out.append((ab, acc, c))
+    return out
+
+
+def dtype_major_configs(tile: tuple[int, int] = (128, 128)) -> list[GemmConfig]:
+    """Every dtype combination x every (a_major, b_major, c_major) at one tile, cluster 1x1."""
+    out = []
+    for (ab, acc, c), am, bm, cm in itertools.product(dtype_combinations(), "km", "kn", "nm"):
+        out.append(
+            GemmConfig(
+                a_dtype=ab,
+                b_dtype=ab,
+                acc_dtype=acc,
+                c_dtype=c,
+                a_major=am,
+                b_major=bm,
+                c_major=cm,
+                tile_m=tile[0],
+                tile_n=tile[1],
+            )
+        )
+    return out
+
+
+def tile_cluster_configs() -> list[GemmConfig]:
+    """Every tile (64/128 x 64/128/256 x 64) x every cluster shape; f16 in and out, f32 accumulation."""
+    return [
+        GemmConfig(tile_m=tm, tile_n=tn, cluster_m=cm, cluster_n=cn)
+        for tm in (64, 128)
+        for tn in (64, 128, 256)
+        for cm, cn in CLUSTER_SHAPES
+    ]
+
+
+def aot_configs() -> list[GemmConfig]:
+    """Every configuration the GPU tests and the CLI's defaults need (no duplicates)."""
+    seen: dict[str, GemmConfig] = {}
+    for cfg in dtype_major_configs() + tile_cluster_configs():
+        seen.setdefault(cfg.name, cfg)
+    return list(seen.values())
+
+
+def write_aot_bundle(directory: str, configs: list[GemmConfig] | None = None, target: str = "sm_90a") -> str:
+    """Compile `configs` (default: aot_configs()) through cute-ir's cache and write them as one AOT bundle."""
+    from cute_ir import write_bundle
+
+    from .host import compile_gemm
+
+    arts = [compile_gemm(cfg, target) for cfg in (aot_configs() if configs is None else configs)]
+    return write_bundle(directory, arts)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        print("usage: python -m cute_examples.dense_gemm.aot DIRECTORY", file=sys.stderr)
+        sys.exit(2)
+    print(write_aot_bundle(sys.argv[1]))

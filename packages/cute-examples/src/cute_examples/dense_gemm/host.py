@@ -1,0 +1,327 @@
+"""Host side of the Hopper GEMM: argument checks, TMA descriptors, tile/cluster choice, launch, and `gemm()`.
+
+`gemm(a, b, out=None, ...)` computes `out = a @ b` (batched when a and b are 3-D) on CUDA torch tensors:
+a is (M, K) or (L, M, K), b is (K, N) or (L, K, N), out is (M, N) or (L, M, N). Each operand may be
+row- or column-major in its last two modes (A: "k" or "m" major, B: "n" or "k" major, C: "n" or "m");
+the kernel is compiled once per configuration (memory -> AOT bundle -> cute-ir's cache -> build).
+
+TMA's 16-byte rule binds strides and base addresses, not extents: every non-unit stride (in bytes) and the
+base address of each tensor must be multiples of 16, else `ValueError` names the tensor and the stride.
+Strides of extent-1 modes do not matter (they are never followed) and are replaced by legal values.
+With `out=None` the output is allocated with a padded leading dimension when N*bytes is not a multiple
+of 16 (the returned tensor is a view of the padded storage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .spec import DTYPE_BYTES, GemmConfig, canonical_dtype
+
+__all__ = [
+    "GemmProblem",
+    "choose_config",
+    "compile_gemm",
+    "gemm",
+    "launch_gemm",
+    "problem_of",
+    "tensor_maps",
+]
+
+# CUtensorMapDataType / L2 promotion values
+_TMA_DTYPE = {"float16": 6, "float32": 7, "bfloat16": 9}
+_L2_128B = 2
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """A tensor seen as (rows, cols, batch) with element strides, its contiguous mode and device address."""
+
+    name: str
+    rows: int
+    cols: int
+    batch: int
+    stride_rows: int
+    stride_cols: int
+    stride_batch: int
+    address: int
+    dtype: str
+
+
+@dataclass(frozen=True)
+class GemmProblem:
+    """A checked GEMM: sizes, majors, dtypes and the three operands' geometry."""
+
+    m: int
+    n: int
+    k: int
+    l: int
+    a_major: str
+    b_major: str
+    c_major: str
+    ab_dtype: str
+    c_dtype: str
+    a: _Operand
+    b: _Operand
+    c: _Operand
+
+
+def _dtype_of(t: Any, what: str) -> str:
+    return canonical_dtype(str(t.dtype), f"{what}.dtype")
+
+
+def _as3(t: Any, what: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(L, R, C) sizes and element strides of a 2-D or 3-D tensor."""
+    if t.dim() == 2:
+        (r, c), (sr, sc) = t.shape, t.stride()
+        return (1, r, c), (0, sr, sc)
+    if t.dim() == 3:
+        return tuple(t.shape), tuple(t.stride())
+    raise ValueError(f"{what} must be 2-D or 3-D, got {t.dim()}-D")
+
+
+def _operand(t: Any, what: str, unit_first: str, unit_second: str) -> tuple[_Operand, str]:
+    """Geometry of `t` and which of its two matrix modes is contiguous (named unit_first / unit_second)."""
+    (nb, r, c), (sb, sr, sc) = _as3(t, what)
+    dtype = _dtype_of(t, what)
+    if sc == 1 or (c == 1 and sr != 1):
+        major = unit_second
+    elif sr == 1:
+        major = unit_first
+    else:
+        raise ValueError(
+            f"{what} must have a unit stride in one of its last two modes, got strides {t.stride()}"
+        )
+    return _Operand(what, r, c, nb, sr, sc, sb, t.data_ptr(), dtype), major
+
+
+def _legal_strides(op: _Operand, contiguous: str) -> tuple[int, int]:
+    """(outer matrix stride, batch stride) in bytes, checked against TMA's 16-byte rule."""
+    e = DTYPE_BYTES[op.dtype]
+    if contiguous == "cols":
+        inner_ext, outer_ext, outer_stride, outer_name = op.cols, op.rows, op.stride_rows, "dim -2"
+    else:
+        inner_ext, outer_ext, outer_stride, outer_name = op.rows, op.cols, op.stride_cols, "dim -1"
+    if op.address % 16:
+        raise ValueError(f"{op.name}: base address {op.address:#x} must be 16-byte aligned for TMA")
+    dense = -(-inner_ext * e // 16) * 16
+    if outer_ext == 1:
+        outer_bytes = dense
+    else:
+        outer_bytes = outer_stride * e
+        if outer_bytes % 16 or outer_bytes <= 0:
+            raise ValueError(
+                f"{op.name}: stride {outer_stride} of {outer_name} is {outer_bytes} bytes; "
+                f"TMA needs a positive multiple of 16 bytes (pad the leading dimension)"
+            )
+    if op.batch == 1:
+        batch_bytes = outer_bytes * outer_ext
+        batch_bytes = -(-batch_bytes // 16) * 16
+    else:
+        batch_bytes = op.stride_batch * e
+        if batch_bytes % 16 or batch_bytes <= 0:
+            raise ValueError(
+                f"{op.name}: batch stride {op.stride_batch} is {batch_bytes} bytes; "
+                f"TMA needs a positive multiple of 16 bytes"
+            )
+    return outer_bytes, batch_bytes
+
+
+def problem_of(a: Any, b: Any, out: Any) -> GemmProblem:
+    """Check a (M,K[,L]), b (K,N), out (M,N) tensors and describe the GEMM (ValueError on any rule broken)."""
+    for t, what in ((a, "a"), (b, "b"), (out, "out")):
+        if not getattr(t, "is_cuda", False):
+            raise ValueError(f"{what} must be a CUDA tensor")
+    ao, a_major = _operand(a, "a", "m", "k")  # (M, K): contiguous K -> "k"
+    bo, b_major = _operand(b, "b", "k", "n")  # (K, N): contiguous N -> "n"
+    co, c_major = _operand(out, "out", "m", "n")
+    m, k = ao.rows, ao.cols
+    if bo.rows != k:
+        raise ValueError(f"b has {bo.rows} rows but a has K = {k} columns")
+    n = bo.cols
+    if (co.rows, co.cols) != (m, n):
+        raise ValueError(f"out must be ({m}, {n}) per batch, got ({co.rows}, {co.cols})")
+    batches = {ao.batch, bo.batch, co.batch}
+    if len(batches) != 1:
+        raise ValueError(
+            f"a, b and out must have the same batch size, got {ao.batch}, {bo.batch}, {co.batch}"
+        )
+    if min(m, n, k) < 1:
+        raise ValueError(f"M, N and K must be >= 1, got {m}, {n}, {k}")
+    if ao.dtype != bo.dtype:
+        raise ValueError(f"a and b must have the same dtype, got {ao.dtype} and {bo.dtype}")
+    if ao.dtype not in ("float16", "bfloat16"):
+        raise ValueError(f"a and b must be float16 or bfloat16, got {ao.dtype}")
+    for op, contiguous in (
+        (ao, "cols" if a_major == "k" else "rows"),
+        (bo, "cols" if b_major == "n" else "rows"),
+        (co, "cols" if c_major == "n" else "rows"),
+    ):
+        _legal_strides(op, contiguous)
+    return GemmProblem(m, n, k, ao.batch, a_major, b_major, c_major, ao.dtype, co.dtype, ao, bo, co)
+
+
+def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
+    """The three encoded TMA descriptors (cute_runtime TensorMaps) for `problem` under `cfg`'s plan."""
+    from cute_runtime import encode_tiled
+
+    from .plan import make_plan
+
+    plan = make_plan(cfg)
+    p = problem
+
+    def encode(
+        op: _Operand, contiguous: str, inner: int, outer: int, box: tuple[int, int], swizzle: int
+    ) -> Any:
+        outer_bytes, batch_bytes = _legal_strides(op, contiguous)
+        return encode_tiled(
+            _TMA_DTYPE[op.dtype],
+            3,
+            op.address,
+            [inner, outer, p.l],
+            [outer_bytes, batch_bytes],
+            [box[0], box[1], 1],
+            [1, 1, 1],
+            0,
+            swizzle,
+            _L2_128B,
+            0,
+        )
+
+    # A: K-major -> dims (K, M, L); M-major -> (M, K, L)
+    if p.a_major == "k":
+        a_map = encode(p.a, "cols", p.k, p.m, plan.a.box_dims, plan.a.swizzle)
+    else:
+        a_map = encode(p.a, "rows", p.m, p.k, plan.a.box_dims, plan.a.swizzle)
+    # B is stored (K, N): K-major (N x K with K contiguous) -> dims (K, N, L); N-major -> (N, K, L)
+    if p.b_major == "k":
+        b_map = encode(p.b, "rows", p.k, p.n, plan.b.box_dims, plan.b.swizzle)
+    else:
+        b_map = encode(p.b, "cols", p.n, p.k, plan.b.box_dims, plan.b.swizzle)
+    if p.c_major == "n":
+        c_map = encode(p.c, "cols", p.n, p.m, plan.epi.box_dims, plan.epi.swizzle)
+    else:
+        c_map = encode(p.c, "rows", p.m, p.n, plan.epi.box_dims, plan.epi.swizzle)
+    return a_map, b_map, c_map
+
+
+def choose_config(
+    problem: GemmProblem,
+    acc_dtype: str = "float32",
+    tile_shape_mnk: tuple[int, int, int] | None = None,
+    cluster_shape_mn: tuple[int, int] | None = None,
+    num_sms: int = 132,
+) -> GemmConfig:
+    """Tile and cluster for a problem: the given ones, else 64/128 rows and 64/128/256 columns by size."""
+    p = problem
+    if tile_shape_mnk is None:
+        tm = 64 if p.m <= 64 else 128
+        tn = 64 if p.n <= 64 else (128 if p.n <= 128 or p.c_dtype == "float32" else 256)
+        tile_shape_mnk = (tm, tn, 64)
+    if cluster_shape_mn is None:
+        tiles = -(-p.m // tile_shape_mnk[0]) * -(-p.n // tile_shape_mnk[1]) * p.l
+        cluster_shape_mn = (2, 1) if p.m > tile_shape_mnk[0] and tiles >= 2 * num_sms else (1, 1)
+    return GemmConfig(
+        a_dtype=p.ab_dtype,
+        b_dtype=p.ab_dtype,
+        c_dtype=p.c_dtype,
+        acc_dtype=acc_dtype,
+        a_major=p.a_major,
+        b_major=p.b_major,
+        c_major=p.c_major,
+        tile_m=tile_shape_mnk[0],
+        tile_n=tile_shape_mnk[1],
+        tile_k=tile_shape_mnk[2],
+        cluster_m=cluster_shape_mn[0],
+        cluster_n=cluster_shape_mn[1],
+    )
+
+
+def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
+    """The cute-ir Artifact of `cfg`'s kernel (through cute-ir's compile cache; builds IR only on a miss)."""
+    from cute_ir import compile_kernel
+
+    def build() -> Any:
+        from .kernel import build_kernel
+        from .plan import make_plan
+
+        return build_kernel(make_plan(cfg))
+
+    return compile_kernel(cfg.spec(), build, target)
+
+
+def schedule(problem: GemmProblem, cfg: GemmConfig, num_sms: int) -> tuple[tuple[int, int, int], int, int]:
+    """(grid, raster_along_n, swizzle_log) of the persistent launch."""
+    p = problem
+    tiles_m = -(-p.m // cfg.tile_m)
+    tiles_n = -(-p.n // cfg.tile_n)
+    cm = -(-tiles_m // cfg.cluster_m)
+    cn = -(-tiles_n // cfg.cluster_n)
+    units = cm * cn * p.l
+    clusters = max(1, min(units, num_sms // cfg.cluster_size))
+    raster_n = 1 if cn > cm else 0
+    minor = cm if raster_n else cn
+    swizzle_log = 0
+    while swizzle_log < 3 and (2 << swizzle_log) <= minor and units > clusters:
+        swizzle_log += 1
+    return (cfg.cluster_m * clusters, cfg.cluster_n, 1), raster_n, swizzle_log
+
+
+def launch_gemm(kernel: Any, problem: GemmProblem, cfg: GemmConfig, num_sms: int, stream: Any = None) -> None:
+    """Encode the descriptors and launch `kernel` (a cute_runtime Kernel of cfg) for `problem`."""
+    a_map, b_map, c_map = tensor_maps(problem, cfg)
+    grid, raster_n, swz = schedule(problem, cfg, num_sms)
+    p = problem
+    kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, stream=stream)
+
+
+def _alloc_out(a: Any, m: int, n: int, l: int, dtype: str, batched: bool) -> Any:
+    import torch
+
+    e = DTYPE_BYTES[dtype]
+    ld = -(-n * e // 16) * 16 // e
+    tdt = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[dtype]
+    storage = torch.empty((l, m, ld), dtype=tdt, device=a.device)
+    view = storage[:, :, :n]
+    return view if batched else view[0]
+
+
+def gemm(
+    a: Any,
+    b: Any,
+    out: Any = None,
+    *,
+    c_dtype: object = None,
+    acc_dtype: object = "float32",
+    tile_shape_mnk: tuple[int, int, int] | None = None,
+    cluster_shape_mn: tuple[int, int] | None = None,
+    stream: Any = None,
+) -> Any:
+    """`out = a @ b` on CUDA torch tensors with the Hopper warp-specialized persistent kernel; returns out."""
+    from cute_runtime import device_properties
+
+    from .._compiled import kernel_for
+
+    if a.dim() != b.dim() or a.dim() not in (2, 3):
+        raise ValueError(f"a and b must both be 2-D or both 3-D, got {a.dim()}-D and {b.dim()}-D")
+    batched = a.dim() == 3
+    if out is None:
+        cd = canonical_dtype(str(a.dtype) if c_dtype is None else c_dtype, "c_dtype")
+        m, n = a.shape[-2], b.shape[-1]
+        l = a.shape[0] if batched else 1
+        out = _alloc_out(a, m, n, l, cd, batched)
+    elif c_dtype is not None and canonical_dtype(c_dtype, "c_dtype") != _dtype_of(out, "out"):
+        raise ValueError(f"c_dtype {c_dtype} differs from out.dtype {out.dtype}")
+    problem = problem_of(a, b, out)
+    props = device_properties(a.device.index or 0)
+    cc = tuple(props.compute_capability)
+    if cc != (9, 0):
+        raise ValueError(f"the Hopper GEMM needs a compute capability 9.0 GPU, got {cc[0]}.{cc[1]}")
+    num_sms = props.sm_count
+    cfg = choose_config(
+        problem, canonical_dtype(acc_dtype, "acc_dtype"), tile_shape_mnk, cluster_shape_mn, num_sms
+    )
+    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
+    launch_gemm(kernel, problem, cfg, num_sms, stream)
+    return out

@@ -1,0 +1,372 @@
+"""The warp-specialized persistent Hopper GEMM kernel, built with cute_ir's KernelDef and hopper builders.
+
+Structure (CUTLASS's SM90 TMA warp-specialized cooperative kernel, CuTeDSL's `dense_gemm.py`):
+
+- warpgroup 0 (producer, `setmaxnreg.dec` to 40): one thread walks the tile schedule and issues the TMA
+  loads of A and B into a `stages`-deep shared-memory ring (full/empty mbarrier pairs, see
+  `cute_ir.hopper.pipeline`), multicasting across the cluster;
+- warpgroups 1..tile_m/64 (consumers, `setmaxnreg.inc`): each computes 64 rows of the CTA tile with
+  `wgmma.mma_async` (A and B from shared-memory descriptors advanced per K-block), releases each stage,
+  and writes its accumulators through a swizzled shared-memory staging buffer with TMA stores.
+- the static persistent scheduler: clusters walk work units `w = cluster_id + i * num_clusters`; each
+  unit is one cluster-shaped block of tiles of one batch, ordered by a raster (along M or N) with a
+  swizzle of `1 << swizzle_log` rows/columns for L2 reuse. CTAs of a cluster beyond the matrix load
+  zeros (TMA out-of-bounds fill) and store nothing (TMA stores clip), so clusters need not divide the grid.
+
+Kernel parameters (SCHEMA.md kinds): a_desc, b_desc, c_desc (tma); m, n, k, l (i32); raster_along_n
+(i32, 0 or 1); swizzle_log (i32, 0..4). Launch: block (num_threads,1,1), cluster (cluster_m, cluster_n, 1),
+grid (cluster_m * clusters, cluster_n, 1) with `clusters` <= the number of work units.
+"""
+
+from __future__ import annotations
+
+from cute_ir import hopper as H
+from cute_ir.kernel import KernelDef, Param
+from cute_ir.values import Int
+from mlir import ir
+from mlir.dialects import arith, llvm, scf
+
+from .plan import GemmPlan
+from .schedule import num_units, unit_tile
+from .spec import CONSUMER_REGS, PRODUCER_REGS
+
+__all__ = ["PARAMS", "build_kernel"]
+
+PARAMS = ("a_desc", "b_desc", "c_desc", "m", "n", "k", "l", "raster_along_n", "swizzle_log")
+_EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is __syncthreads)
+
+
+def _i32(v: int) -> ir.Value:
+    return arith.constant(ir.IntegerType.get_signless(32), v)
+
+
+def _if(cond: object) -> scf.IfOp:
+    """An scf.if without results on an i1 (or Bool)."""
+    c = cond.value if hasattr(cond, "value") else cond
+    return scf.IfOp(c)
+
+
+def _ceil_div(a: Int, b: int) -> Int:
+    return (a + (b - 1)) // b
+
+
+class _Schedule:
+    """The static persistent tile schedule as run-time values (identical in producer and consumers)."""
+
+    def __init__(self, plan: GemmPlan, m: Int, n: Int, k: Int, l: Int, raster_n: Int, swz_log: Int) -> None:
+        cfg = plan.cfg
+        self.cfg = cfg
+        tiles_m = _ceil_div(m, cfg.tile_m)
+        tiles_n = _ceil_div(n, cfg.tile_n)
+        self.k_tiles = _ceil_div(k, cfg.tile_k)
+        self.cm_tiles = _ceil_div(tiles_m, cfg.cluster_m)
+        self.cn_tiles = _ceil_div(tiles_n, cfg.cluster_n)
+        total = self.cm_tiles * self.cn_tiles * l
+        self.cluster_id = Int(H.cluster_id(0))
+        self.num_clusters = Int(H.num_clusters(0))
+        self.num_units = num_units(total, self.cluster_id, self.num_clusters)
+        self.along_n = raster_n != 0
+        self.swz_log = swz_log
+        self.cta_m = Int(H.block_in_cluster(0)) if cfg.cluster_m > 1 else 0
+        self.cta_n = Int(H.block_in_cluster(1)) if cfg.cluster_n > 1 else 0
+
+    def tile(self, unit_index: Int) -> tuple[Int, Int, Int]:
+        """(tile_m, tile_n, batch) of this CTA for the cluster's `unit_index`-th work unit."""
+        cfg = self.cfg
+        w = self.cluster_id + unit_index * self.num_clusters
+        cm, cn, batch = unit_tile(w, self.cm_tiles, self.cn_tiles, self.along_n, self.swz_log)
+        return cm * cfg.cluster_m + self.cta_m, cn * cfg.cluster_n + self.cta_n, batch
+
+
+def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: Int, mask, my_slot) -> None:
+    """TMA loads of this CTA's share of one operand stage (boxes distributed over the multicast group)."""
+    for i, box in enumerate(plan_op.boxes):
+        mn = tile_mn + box.mn if box.mn else tile_mn
+        kk = k0 + box.k if box.k else k0
+        coords = [kk, mn, batch] if plan_op.major == "k" else [mn, kk, batch]
+        if plan_op.multicast == 1:
+            H.tma_load(desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask)
+            continue
+        # box i is loaded by the CTA at position i % multicast of the multicast group, for all of them
+        mine = _if(my_slot == i % plan_op.multicast)
+        with ir.InsertionPoint(mine.then_block):
+            H.tma_load(desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask)
+            scf.yield_([])
+
+
+def build_kernel(plan: GemmPlan) -> KernelDef:
+    """The KernelDef of the GEMM kernel described by `plan` (body built, tma params finalized)."""
+    cfg = plan.cfg
+    params = [Param("a_desc", "tma"), Param("b_desc", "tma"), Param("c_desc", "tma")]
+    params += [Param(p, "i32") for p in PARAMS[3:]]
+    kd = KernelDef(
+        cfg.name,
+        params,
+        block=(cfg.num_threads, 1, 1),
+        cluster=(cfg.cluster_m, cfg.cluster_n, 1),
+        dynamic_smem=plan.smem.dynamic_smem_bytes,
+        target=cfg.target,
+        spec=cfg.spec(),
+        min_blocks_per_sm=1,
+    )
+    with kd.body() as k:
+        _emit(plan, k)
+    H.finalize_tma_params(kd)
+    return kd
+
+
+def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
+    cfg = plan.cfg
+    a_desc, b_desc, c_desc = k.arg("a_desc"), k.arg("b_desc"), k.arg("c_desc")
+    m, n, kk, l = k.arg("m"), k.arg("n"), k.arg("k"), k.arg("l")
+    raster_n, swz_log = k.arg("raster_along_n"), k.arg("swizzle_log")
+
+    base = H.dynamic_smem_base(1024)
+    smem = plan.smem
+    a_smem = H.smem_offset(base, smem["a"].offset)
+    b_smem = H.smem_offset(base, smem["b"].offset)
+    epi_smem = H.smem_offset(base, smem["epi"].offset)
+    pipe = H.TmaPipeline(plan.pipeline, H.smem_offset(base, smem["barriers"].offset))
+
+    tid = Int(H.thread_idx(0))
+    warp = Int(H.warp_idx())
+    wg = warp // 4
+    tid_in_wg = tid % 128
+
+    pipe.init((tid == 0).value)
+    if cfg.cluster_size > 1:
+        H.cluster_arrive(relaxed=True)
+        H.cluster_wait()
+    else:
+        k.barrier()
+
+    sched = _Schedule(plan, m, n, kk, l, raster_n, swz_log)
+
+    is_producer = wg == 0
+    branch = scf.IfOp(is_producer.value, has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        H.setmaxnreg_dec(PRODUCER_REGS)
+        _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem)
+        scf.yield_([])
+    with ir.InsertionPoint(branch.else_block):
+        H.setmaxnreg_inc(CONSUMER_REGS)
+        _consumer(plan, sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem)
+        scf.yield_([])
+    if cfg.cluster_size > 1:
+        # no CTA leaves while others of its cluster may still address its shared memory
+        H.cluster_arrive(relaxed=False)
+        H.cluster_wait()
+
+
+def _for(n: Int) -> scf.ForOp:
+    i32 = ir.IntegerType.get_signless(32)
+    return scf.ForOp(
+        arith.constant(i32, 0), n.value if isinstance(n, Int) else _i32(n), arith.constant(i32, 1)
+    )
+
+
+def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  # noqa: ANN001
+    cfg = plan.cfg
+    only = _if(tid == 0)
+    with ir.InsertionPoint(only.then_block):
+        H.tma_prefetch_descriptor(a_desc)
+        H.tma_prefetch_descriptor(b_desc)
+        # multicast masks: A goes to the CTAs of this cluster row (same cta_m), B to this column (same cta_n)
+        a_mask = b_mask = None
+        if cfg.cluster_n > 1:
+            a_mask = Int(_i32(0))
+            for y in range(cfg.cluster_n):
+                a_mask = a_mask | (Int(_i32(1)) << (sched.cta_m + y * cfg.cluster_m))
+        if cfg.cluster_m > 1:
+            b_mask = Int(_i32(0))
+            for x in range(cfg.cluster_m):
+                b_mask = b_mask | (Int(_i32(1)) << (x + sched.cta_n * cfg.cluster_m))
+        units = _for(sched.num_units)
+        with ir.InsertionPoint(units.body):
+            u = Int(units.induction_variable)
+            tile_m, tile_n, batch = sched.tile(u)
+            ktl = _for(sched.k_tiles)
+            with ir.InsertionPoint(ktl.body):
+                kt = Int(ktl.induction_variable)
+                it = u * sched.k_tiles + kt
+                stage, phase = pipe.stage_phase(it.value)
+                pipe.producer_acquire(stage, phase)
+                pipe.producer_commit(stage)
+                full = pipe.full(stage)
+                st = Int(stage)
+                a_stage = H.smem_offset(a_smem, (st * cfg.a_stage_bytes).value)
+                b_stage = H.smem_offset(b_smem, (st * cfg.b_stage_bytes).value)
+                k0 = kt * cfg.tile_k
+                _load_operand(
+                    plan.a, a_desc, a_stage, full, tile_m * cfg.tile_m, k0, batch, a_mask, sched.cta_n
+                )
+                _load_operand(
+                    plan.b, b_desc, b_stage, full, tile_n * cfg.tile_n, k0, batch, b_mask, sched.cta_m
+                )
+                scf.yield_([])
+            scf.yield_([])
+        pipe.producer_tail((sched.num_units * sched.k_tiles).value)
+        scf.yield_([])
+
+
+def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
+    cfg = plan.cfg
+    if cfg.cluster_size == 1:
+        lead = _if(tid_in_wg == 0)
+        with ir.InsertionPoint(lead.then_block):
+            pipe.consumer_release(stage)
+            scf.yield_([])
+        return
+    # thread d < cluster_size of each consumer warpgroup signals CTA d when it shares a row or a column
+    dst = tid_in_wg
+    dst_m = dst % cfg.cluster_m
+    dst_n = dst // cfg.cluster_m
+    same = (dst_m == sched.cta_m) | (dst_n == sched.cta_n)
+    ok = (dst < cfg.cluster_size) & same
+    sig = _if(ok)
+    with ir.InsertionPoint(sig.then_block):
+        pipe.consumer_release_cluster(stage, dst.value)
+        scf.yield_([])
+
+
+def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem) -> None:  # noqa: ANN001
+    cfg = plan.cfg
+    shape = plan.wgmma
+    a_addr = Int(H.smem_address(a_smem))
+    b_addr = Int(H.smem_address(b_smem))
+    a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
+    epi_wg = H.smem_offset(epi_smem, (g * cfg.epi_bytes).value)
+    units = _for(sched.num_units)
+    with ir.InsertionPoint(units.body):
+        u = Int(units.induction_variable)
+        tile_m, tile_n, batch = sched.tile(u)
+        zero = H.zero_accumulator(shape)
+        i32 = ir.IntegerType.get_signless(32)
+        ktl = scf.ForOp(arith.constant(i32, 0), sched.k_tiles.value, arith.constant(i32, 1), [zero])
+        with ir.InsertionPoint(ktl.body):
+            kt = Int(ktl.induction_variable)
+            acc = ktl.inner_iter_args[0]
+            it = u * sched.k_tiles + kt
+            stage, phase = pipe.stage_phase(it.value)
+            pipe.consumer_wait(stage, phase)
+            st = Int(stage)
+            a_off = a_wg_addr + st * cfg.a_stage_bytes
+            b_off = b_addr + st * cfg.b_stage_bytes
+            H.wgmma_fence()
+            for kb in range(cfg.tile_k // shape.k):
+                da = H.gmma_descriptor(a_off.value, plan.a.desc_lo, plan.a.desc_hi, kb * plan.a.k_block_bytes)
+                db = H.gmma_descriptor(b_off.value, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
+                acc = H.wgmma_mma_async(shape, acc, da, db)
+            H.wgmma_commit_group()
+            H.wgmma_wait_group(0)
+            _release(plan, pipe, stage, tid_in_wg, sched)
+            scf.yield_([acc])
+        acc = ktl.results[0]
+        _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch)
+        scf.yield_([])
+
+
+def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch) -> None:  # noqa: ANN001
+    """Accumulators -> C through the warpgroup's staging buffer, one 64 x epi_n chunk at a time."""
+    cfg = plan.cfg
+    shape = plan.wgmma
+    epi = plan.epi
+    regs = H.accumulator_values(acc, shape)
+    lane = tid_in_wg % 32
+    barrier_id = _EPI_BARRIER_BASE  # + g, static per branch below
+    c_elem = {"float16": ir.F16Type.get(), "bfloat16": ir.BF16Type.get(), "float32": ir.F32Type.get()}[
+        cfg.c_dtype
+    ]
+    f32 = ir.F32Type.get()
+    row0 = tile_m * cfg.tile_m + g * 64
+    for chunk in range(cfg.tile_n // cfg.epi_n):
+        _named_sync(g, barrier_id)
+        groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
+        if cfg.c_bytes == 2:
+            # stmatrix x4 per pair of 8-column groups: matrices (rows 0-7 | 8-15) x (group j | j+1)
+            q = lane // 8
+            i = lane % 8
+            for j in list(groups)[::2]:
+                packed = []
+                for jj in (j, j + 1):
+                    for h in (0, 1):
+                        lo, hi = _pair(regs, shape, jj, h)
+                        packed.append(_pack16(lo, hi, c_elem, shape))
+                # register order: (j,h0) (j,h1) (j+1,h0) (j+1,h1) == matrices q = 0,1,2,3
+                jloc = j - chunk * cfg.epi_n // 8
+                if cfg.c_major == "n":
+                    r = warp_in_wg * 16 + (q % 2) * 8 + i
+                    c = (q // 2) * 8 + jloc * 8
+                    addr = epi.offset(r, c)
+                    H.stmatrix(H.smem_offset(epi_wg, addr.value), packed)
+                else:
+                    r = warp_in_wg * 16 + (q % 2) * 8
+                    c = (q // 2) * 8 + jloc * 8 + i
+                    addr = epi.offset(r, c)
+                    H.stmatrix(H.smem_offset(epi_wg, addr.value), packed, trans=True)
+        else:
+            r0 = warp_in_wg * 16 + lane // 4
+            c0 = (lane % 4) * 2
+            for j in groups:
+                jloc = j - chunk * cfg.epi_n // 8
+                for h in (0, 1):
+                    lo, hi = _pair(regs, shape, j, h)
+                    lo, hi = _to_f32(lo, shape), _to_f32(hi, shape)
+                    r = r0 + h * 8
+                    c = c0 + jloc * 8
+                    if cfg.c_major == "n":
+                        vec = llvm.mlir_undef(ir.VectorType.get([2], f32))
+                        vec = llvm.insertelement(vec, lo, _i32(0))
+                        vec = llvm.insertelement(vec, hi, _i32(1))
+                        llvm.store(vec, H.smem_offset(epi_wg, epi.offset(r, c).value), alignment=8)
+                    else:
+                        llvm.store(lo, H.smem_offset(epi_wg, epi.offset(r, c).value), alignment=4)
+                        llvm.store(hi, H.smem_offset(epi_wg, epi.offset(r, c + 1).value), alignment=4)
+        H.fence_proxy_async_shared()
+        _named_sync(g, barrier_id)
+        lead = _if(tid_in_wg == 0)
+        with ir.InsertionPoint(lead.then_block):
+            col0 = tile_n * cfg.tile_n + chunk * cfg.epi_n
+            for box in epi.boxes:
+                mm = row0 + box.mn if box.mn else row0
+                nn = col0 + box.k if box.k else col0
+                coords = [nn, mm, batch] if cfg.c_major == "n" else [mm, nn, batch]
+                H.tma_store(c_desc, H.smem_offset(epi_wg, box.smem_offset), coords)
+            H.tma_store_commit()
+            H.tma_store_wait(0, read=True)
+            scf.yield_([])
+
+
+def _named_sync(g: Int, base_id: int) -> None:
+    """bar.sync (base_id + g), 128 with g a run-time warpgroup index (one branch per consumer warpgroup)."""
+    from mlir.dialects import nvvm
+
+    bid = (g + base_id).value
+    nvvm.barrier(None, barrier_id=bid, number_of_threads=_i32(128))
+
+
+def _pair(regs: list, shape, j: int, h: int) -> tuple[ir.Value, ir.Value]:  # noqa: ANN001
+    """The two accumulator values of column group j, row half h (columns 2*(lane%4) + {0, 1})."""
+    if shape.acc_type == "f16":
+        v = regs[2 * j + h]  # vector<2xf16>
+        lo = llvm.extractelement(v, _i32(0))
+        hi = llvm.extractelement(v, _i32(1))
+        return lo, hi
+    return regs[4 * j + 2 * h], regs[4 * j + 2 * h + 1]
+
+
+def _to_f32(v: ir.Value, shape) -> ir.Value:  # noqa: ANN001
+    if shape.acc_type == "f16":
+        return arith.extf(ir.F32Type.get(), v)
+    return v
+
+
+def _pack16(lo: ir.Value, hi: ir.Value, c_elem: ir.Type, shape) -> ir.Value:  # noqa: ANN001
+    """Two accumulator values as one i32 of packed 16-bit C elements."""
+    i32 = ir.IntegerType.get_signless(32)
+    if shape.acc_type == "f16" and isinstance(c_elem, ir.F16Type):
+        vec = llvm.mlir_undef(ir.VectorType.get([2], c_elem))
+        vec = llvm.insertelement(vec, lo, _i32(0))
+        vec = llvm.insertelement(vec, hi, _i32(1))
+        return llvm.bitcast(i32, vec)
+    return H.pack_b16x2(_to_f32(lo, shape), _to_f32(hi, shape), c_elem)

@@ -1,0 +1,262 @@
+"""Everything architectural the GEMM kernel needs, as plain numbers from cute-nvarch and cute-layout.
+
+`make_plan(cfg)` computes, at build time and without MLIR:
+
+- the wgmma atom (`make_wgmma_atom`) and the TiledMma over the consumer warpgroups (`make_tiled_mma`,
+  atom layout (tile_m/64, 1, 1));
+- the staged A and B shared-memory buffers (`make_gmma_smem_layout`: GMMA atoms, widest swizzle, K-major
+  buffers MN-first, MN-major buffers K-first) and their descriptors (`TiledMma.smem_desc_A/B`: the 64-bit
+  descriptor of the first K-block as two 32-bit halves, the byte advance per K-block, per M-atom (one per
+  consumer warpgroup) and per stage);
+- the TMA boxes that fill one stage: box extents, the tile-relative coordinates and the shared-memory
+  offset of each box, split so that a multicast group of CTAs shares them evenly. Each box is checked
+  against the buffer layout: every element's TMA placement (dense box, innermost dimension first) must be
+  where the layout puts that element (swizzles are applied identically by TMA and WGMMA on the
+  1024-byte-aligned buffer);
+- the epilogue staging buffer of one consumer warpgroup (64 x epi_n of C, an SW128 GMMA layout of the C
+  type whose contiguous mode is C's), its TMA store boxes, and the accumulator fragment map (thread,
+  value) -> (row, column) of the wgmma C layout;
+- the shared-memory plan (barriers, A stages, B stages, staging buffers, 1024-byte aligned).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from cute_ir.hopper.pipeline import PipelineSpec
+from cute_ir.hopper.smem import SmemPlan
+from cute_ir.hopper.wgmma import WgmmaShape
+from cute_layout import ComposedLayout, Layout
+from cute_nvarch.gmma_desc import GmmaLayoutType, gmma_layout_type_of
+from cute_nvarch.gmma_smem import make_gmma_smem_layout
+from cute_nvarch.mma_sm90 import make_wgmma_atom
+from cute_nvarch.numeric import numeric_type
+from cute_nvarch.tiled_mma import make_tiled_mma
+
+from .spec import GemmConfig
+
+__all__ = ["EpiloguePlan", "GemmPlan", "OperandPlan", "TmaBox", "make_plan"]
+
+_PTX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+_NVARCH = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32"}
+# CUtensorMapSwizzle values
+_TMA_SWIZZLE = {
+    GmmaLayoutType.INTERLEAVE: 0,
+    GmmaLayoutType.B32: 1,
+    GmmaLayoutType.B64: 2,
+    GmmaLayoutType.B128: 3,
+}
+
+
+@dataclass(frozen=True)
+class TmaBox:
+    """One TMA box of a tile: offsets (elements) along the tile's (MN, K) modes and its smem byte offset."""
+
+    mn: int
+    k: int
+    smem_offset: int
+
+
+@dataclass(frozen=True)
+class OperandPlan:
+    """A or B: descriptor halves and advances, stage size, TMA box extents and boxes, multicast share."""
+
+    major: str  # "k" or "mn": which mode is contiguous in global and shared memory
+    desc_lo: int
+    desc_hi: int
+    k_block_bytes: int
+    mn_atom_bytes: int
+    stage_bytes: int
+    box_dims: tuple[int, int]  # (innermost, outer) extents in elements, the cuTensorMapEncodeTiled boxDim
+    boxes: tuple[TmaBox, ...]
+    swizzle: int  # CUtensorMapSwizzle value
+    multicast: int  # CTAs sharing these boxes (each loads boxes i with i % multicast == its position)
+
+
+@dataclass(frozen=True)
+class EpiloguePlan:
+    """One consumer warpgroup's C staging buffer (64 x epi_n) and its TMA store boxes."""
+
+    layout: ComposedLayout  # (row, col) -> element offset in the staging buffer (swizzled)
+    elem_bytes: int
+    box_dims: tuple[int, int]
+    boxes: tuple[TmaBox, ...]  # mn = row offset, k = column offset
+    swizzle: int
+
+    def offset(self, row: object, col: object) -> object:
+        """Byte offset of C element (row, col) of the chunk; works on ints and on cute_ir Ints."""
+        return self.layout((row, col)) * self.elem_bytes
+
+
+@dataclass(frozen=True)
+class GemmPlan:
+    """The numbers of one GemmConfig's kernel."""
+
+    cfg: GemmConfig
+    wgmma: WgmmaShape
+    a: OperandPlan
+    b: OperandPlan
+    epi: EpiloguePlan
+    pipeline: PipelineSpec
+    smem: SmemPlan
+    c_value_coords: tuple[tuple[int, int], ...]  # accumulator value v -> (row, col) offset (thread 0)
+
+
+def _unswizzled(layout: object) -> Layout:
+    return layout.inner if isinstance(layout, ComposedLayout) else layout
+
+
+def _boxes(
+    inner: Layout, major: str, tile_mn: int, tile_k: int, span: int, parts: int, ebytes: int, what: str
+) -> tuple[tuple[int, int], tuple[TmaBox, ...]]:
+    """TMA boxes covering a (tile_mn, tile_k) buffer: at least `parts` boxes, a multiple of `parts`."""
+    if major == "k":
+        inner_ext, outer_total = tile_k, tile_mn
+        if inner_ext * ebytes > 128 and span:
+            raise ValueError(
+                f"{what}: a K-major box row of {inner_ext * ebytes} bytes exceeds the swizzle span"
+            )
+        n_outer = parts
+        while outer_total // n_outer > 256:
+            n_outer *= 2
+        outer_ext = outer_total // n_outer
+        boxes = [(i * outer_ext, 0) for i in range(n_outer)]
+        box_dims = (inner_ext, outer_ext)
+    else:
+        inner_ext = span
+        n_inner = tile_mn // span
+        k_split = 1
+        while (n_inner * k_split) % parts:
+            k_split *= 2
+        outer_ext = tile_k // k_split
+        boxes = [(i * span, j * outer_ext) for i in range(n_inner) for j in range(k_split)]
+        box_dims = (inner_ext, outer_ext)
+    out = []
+    for mn0, k0 in boxes:
+        base = inner((mn0, k0))
+        # the TMA box lands densely: element (e_in, e_out) at base + e_out * inner_ext + e_in
+        # every element of the first box row, then the two ends of every other row (the buffer layouts
+        # are affine along a row of a box, so this pins each row's placement)
+        for e_out in range(box_dims[1]):
+            for e_in in range(box_dims[0]) if e_out == 0 else (0, box_dims[0] - 1):
+                mn, k = (mn0 + e_out, k0 + e_in) if major == "k" else (mn0 + e_in, k0 + e_out)
+                if inner((mn, k)) != base + e_out * box_dims[0] + e_in:
+                    raise ValueError(
+                        f"{what}: TMA box at ({mn0},{k0}) does not match the shared-memory layout"
+                    )
+        out.append(TmaBox(mn0, k0, base * ebytes))
+    return box_dims, tuple(out)
+
+
+def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  # noqa: ANN001
+    dtype = numeric_type(_NVARCH[cfg.a_dtype])
+    major = "k" if (cfg.a_major if which == "A" else cfg.b_major) == "k" else "mn"
+    tile_mn = cfg.tile_m if which == "A" else cfg.tile_n
+    layout = make_gmma_smem_layout(dtype, "K" if major == "k" else "MN", tile_mn, cfg.tile_k, stages)
+    ltype = _layout_type(layout, dtype)
+    if which == "A":
+        d = tiled.smem_desc_A(layout)
+        mn_adv = d.mn_atom_advance if d.mn_atoms > 1 else 0
+        if cfg.num_consumer_warpgroups > 1:
+            # the second consumer warpgroup's slice starts one M-atom (64 rows) further
+            d1 = tiled.smem_desc_A(layout, 0, 128)
+            mn_adv = d1.desc.start_address - d.desc.start_address
+    else:
+        d = tiled.smem_desc_B(layout)
+        mn_adv = 0
+    stage_bytes = d.stage_advance if stages > 1 else tile_mn * cfg.tile_k * cfg.ab_bytes
+    if stage_bytes != tile_mn * cfg.tile_k * cfg.ab_bytes:
+        raise ValueError(f"{which}: stage advance {stage_bytes} is not the tile size")
+    if d.desc.start_address != 0:
+        raise ValueError(f"{which}: the first descriptor must start at 0, got {d.desc.start_address}")
+    span = ltype.swizzle_bytes // cfg.ab_bytes if ltype is not GmmaLayoutType.INTERLEAVE else 8
+    multicast = cfg.cluster_n if which == "A" else cfg.cluster_m
+    stage0 = _unswizzled(make_gmma_smem_layout(dtype, "K" if major == "k" else "MN", tile_mn, cfg.tile_k))
+    box_dims, boxes = _boxes(stage0, major, tile_mn, cfg.tile_k, span, multicast, cfg.ab_bytes, which)
+    return OperandPlan(
+        major=major,
+        desc_lo=d.desc.lo,
+        desc_hi=d.desc.hi,
+        k_block_bytes=d.k_block_advance,
+        mn_atom_bytes=mn_adv,
+        stage_bytes=stage_bytes,
+        box_dims=box_dims,
+        boxes=boxes,
+        swizzle=_TMA_SWIZZLE[ltype],
+        multicast=multicast,
+    )
+
+
+def _layout_type(layout: object, dtype: object) -> GmmaLayoutType:
+    return gmma_layout_type_of(layout, dtype)
+
+
+def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
+    dtype = numeric_type(_NVARCH[cfg.c_dtype])
+    major = "k" if cfg.c_major == "n" else "mn"  # (M, N) seen as (MN, K): N contiguous is "K-major"
+    layout = make_gmma_smem_layout(
+        dtype, "K" if major == "k" else "MN", 64, cfg.epi_n, layout_type=GmmaLayoutType.B128
+    )
+    span = 128 // cfg.c_bytes
+    box_dims, boxes = _boxes(_unswizzled(layout), major, 64, cfg.epi_n, span, 1, cfg.c_bytes, "C")
+    return EpiloguePlan(layout, cfg.c_bytes, box_dims, boxes, _TMA_SWIZZLE[GmmaLayoutType.B128])
+
+
+@functools.lru_cache(maxsize=256)
+def make_plan(cfg: GemmConfig) -> GemmPlan:
+    """The plan of `cfg`'s kernel (cached per config)."""
+    a_major = "K" if cfg.a_major == "k" else "MN"
+    b_major = "K" if cfg.b_major == "k" else "MN"
+    atom = make_wgmma_atom(
+        _NVARCH[cfg.a_dtype], _NVARCH[cfg.b_dtype], _NVARCH[cfg.acc_dtype], cfg.tile_n, a_major, b_major
+    )
+    tiled = make_tiled_mma(atom, (cfg.num_consumer_warpgroups, 1, 1))
+    shape = WgmmaShape(
+        cfg.tile_n,
+        _PTX[cfg.a_dtype],
+        _PTX[cfg.b_dtype],
+        _PTX[cfg.acc_dtype],
+        "k" if cfg.a_major == "k" else "mn",
+        "k" if cfg.b_major == "k" else "mn",
+    )
+    if shape.mnemonic != atom.ptx:
+        raise ValueError(f"wgmma form {shape.mnemonic} differs from cute-nvarch's atom {atom.ptx}")
+    stages = cfg.num_stages
+    a = _operand(cfg, "A", tiled, stages)
+    b = _operand(cfg, "B", tiled, stages)
+    epi = _epilogue(cfg)
+    # accumulator value v of thread 0 -> (row, col) in the 64 x N atom tile (C layout is m + 64*n)
+    lc = atom.layout_c_tv
+    values = tuple(divmod(lc((0, v)), 64)[::-1] for v in range(atom.num_c_values))
+    _check_fragment(lc, values)
+    plan = SmemPlan(1024)
+    nbar = 2 * stages * 8
+    plan.add("barriers", -(-nbar // 1024) * 1024, 1024)
+    plan.add("a", stages * cfg.a_stage_bytes, 1024)
+    plan.add("b", stages * cfg.b_stage_bytes, 1024)
+    plan.add("epi", cfg.num_consumer_warpgroups * cfg.epi_bytes, 1024)
+    if plan.dynamic_smem_bytes != cfg.smem_bytes(stages):
+        raise ValueError(f"shared-memory plan {plan.dynamic_smem_bytes} != config {cfg.smem_bytes(stages)}")
+    pipeline = PipelineSpec(
+        stages=stages,
+        tx_bytes=cfg.a_stage_bytes + cfg.b_stage_bytes,
+        consumer_arrivals=cfg.num_consumer_warpgroups * (cfg.cluster_m + cfg.cluster_n - 1),
+    )
+    return GemmPlan(cfg, shape, a, b, epi, pipeline, plan, values)
+
+
+def _check_fragment(lc: Layout, values: tuple[tuple[int, int], ...]) -> None:
+    """The epilogue's addressing assumption: (row, col) of (t, v) = (row, col) of (t, 0) + that of (0, v)."""
+    for t in range(128):
+        tr, tc = divmod(lc((t, 0)), 64)[::-1]
+        if (tr, tc) != (16 * (t // 32) + (t % 32) // 4, 2 * (t % 4)):
+            raise ValueError(f"wgmma C layout: thread {t} does not start at the PTX fragment position")
+        for v, (vr, vc) in enumerate(values):
+            r, c = divmod(lc((t, v)), 64)[::-1]
+            if (r, c) != (tr + vr, tc + vc):
+                raise ValueError(f"wgmma C layout: (thread {t}, value {v}) is not additive")
+    for v, (vr, vc) in enumerate(values):
+        j, rest = divmod(v, 4)
+        if (vr, vc) != (8 * (rest // 2), 8 * j + rest % 2):
+            raise ValueError(f"wgmma C layout: value {v} is not at the PTX register position")

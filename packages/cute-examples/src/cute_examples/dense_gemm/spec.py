@@ -1,0 +1,236 @@
+"""The static configuration of one Hopper dense-GEMM kernel: dtypes, majors, CTA tile, cluster, stages.
+
+`GemmConfig` is validated on construction (ValueError naming the field and the rule) and turns into the
+JSON-able kernel specification that keys the compile cache and AOT bundles (`spec()`).
+
+Conventions (those of CuTeDSL's `dense_gemm.py`): A is M x K x L, B is N x K x L (as stored: "k" major means
+K contiguous), C is M x N x L. `a_major` is "k" or "m", `b_major` "k" or "n", `c_major` "n" or "m".
+Roles: warpgroup 0 is the TMA producer, warpgroups 1..tile_m/64 are consumers, each owning 64 rows of
+the CTA tile (cooperative over M).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ACC_DTYPES",
+    "AB_DTYPES",
+    "C_DTYPES",
+    "CLUSTER_SHAPES",
+    "GemmConfig",
+    "SMEM_CAPACITY",
+    "canonical_dtype",
+]
+
+# dtype spellings accepted on the command line and in the API -> canonical name
+_DTYPE_NAMES = {
+    "float16": "float16",
+    "f16": "float16",
+    "half": "float16",
+    "bfloat16": "bfloat16",
+    "bf16": "bfloat16",
+    "float32": "float32",
+    "f32": "float32",
+    "float": "float32",
+}
+AB_DTYPES = ("float16", "bfloat16")
+C_DTYPES = ("float16", "bfloat16", "float32")
+ACC_DTYPES = ("float32", "float16")
+TILE_M = (64, 128)
+TILE_N = (64, 128, 256)
+TILE_K = (64,)
+CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
+# sm_90: 227 KiB of dynamic shared memory per block (232448 bytes)
+SMEM_CAPACITY = 232448
+DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
+PRODUCER_REGS = 40
+CONSUMER_REGS = 232
+
+
+def canonical_dtype(dtype: object, what: str = "dtype") -> str:
+    """'float16' / 'bfloat16' / 'float32' for CuTe (`Float16`), torch (`torch.float16`) or short names."""
+    name = dtype if isinstance(dtype, str) else str(dtype)
+    key = name.lower().replace("torch.", "").replace("cutlass.", "")
+    canon = _DTYPE_NAMES.get(key)
+    if canon is None:
+        raise ValueError(
+            f"{what} must be one of Float16, BFloat16, Float32 (or torch's names), got {dtype!r}"
+        )
+    return canon
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """One GEMM kernel's static parameters (see module doc); `stages=None` picks the most that fit."""
+
+    a_dtype: str = "float16"
+    b_dtype: str = "float16"
+    c_dtype: str = "float16"
+    acc_dtype: str = "float32"
+    a_major: str = "k"
+    b_major: str = "k"
+    c_major: str = "n"
+    tile_m: int = 128
+    tile_n: int = 128
+    tile_k: int = 64
+    cluster_m: int = 1
+    cluster_n: int = 1
+    stages: int | None = None
+    target: str = "sm_90a"
+
+    def __post_init__(self) -> None:
+        for f in ("a_dtype", "b_dtype", "c_dtype", "acc_dtype"):
+            object.__setattr__(self, f, canonical_dtype(getattr(self, f), f))
+        if self.a_dtype not in AB_DTYPES:
+            raise ValueError(f"a_dtype must be one of {AB_DTYPES}, got {self.a_dtype!r}")
+        if self.b_dtype != self.a_dtype:
+            raise ValueError(f"b_dtype must equal a_dtype ({self.a_dtype}) for wgmma, got {self.b_dtype!r}")
+        if self.acc_dtype not in ACC_DTYPES:
+            raise ValueError(f"acc_dtype must be one of {ACC_DTYPES}, got {self.acc_dtype!r}")
+        if self.acc_dtype == "float16" and self.a_dtype != "float16":
+            raise ValueError(f"acc_dtype float16 needs float16 inputs, got a_dtype={self.a_dtype}")
+        if self.c_dtype not in C_DTYPES:
+            raise ValueError(f"c_dtype must be one of {C_DTYPES}, got {self.c_dtype!r}")
+        for f, allowed in (("a_major", ("k", "m")), ("b_major", ("k", "n")), ("c_major", ("n", "m"))):
+            v = getattr(self, f)
+            if v not in allowed:
+                raise ValueError(f"{f} must be one of {allowed}, got {v!r}")
+        for f, allowed in (("tile_m", TILE_M), ("tile_n", TILE_N), ("tile_k", TILE_K)):
+            v = getattr(self, f)
+            if v not in allowed:
+                raise ValueError(f"{f} must be one of {allowed}, got {v!r}")
+        if (self.cluster_m, self.cluster_n) not in CLUSTER_SHAPES:
+            raise ValueError(
+                f"cluster shape (m, n) must be one of {CLUSTER_SHAPES}, "
+                f"got {(self.cluster_m, self.cluster_n)}"
+            )
+        if self.target != "sm_90a":
+            raise ValueError(f"target must be 'sm_90a' (wgmma and setmaxnreg), got {self.target!r}")
+        if self.stages is not None:
+            if not isinstance(self.stages, int) or self.stages < 2:
+                raise ValueError(f"stages must be an int >= 2, got {self.stages!r}")
+            if self.smem_bytes(self.stages) > SMEM_CAPACITY:
+                raise ValueError(
+                    f"stages={self.stages} needs {self.smem_bytes(self.stages)} bytes of shared memory "
+                    f"> {SMEM_CAPACITY}"
+                )
+        elif self.max_stages() < 2:
+            raise ValueError("tile does not fit two pipeline stages in shared memory")
+
+    # --- derived sizes -------------------------------------------------------------------------------
+    @property
+    def ab_bytes(self) -> int:
+        """Bytes per A/B element."""
+        return DTYPE_BYTES[self.a_dtype]
+
+    @property
+    def c_bytes(self) -> int:
+        """Bytes per C element."""
+        return DTYPE_BYTES[self.c_dtype]
+
+    @property
+    def num_consumer_warpgroups(self) -> int:
+        """Consumer warpgroups (64 rows of the tile each)."""
+        return self.tile_m // 64
+
+    @property
+    def num_threads(self) -> int:
+        """Threads per CTA: one producer warpgroup plus the consumers."""
+        return 128 * (1 + self.num_consumer_warpgroups)
+
+    @property
+    def cluster_size(self) -> int:
+        """CTAs per cluster."""
+        return self.cluster_m * self.cluster_n
+
+    @property
+    def a_stage_bytes(self) -> int:
+        """Bytes of one A stage (tile_m x tile_k)."""
+        return self.tile_m * self.tile_k * self.ab_bytes
+
+    @property
+    def b_stage_bytes(self) -> int:
+        """Bytes of one B stage (tile_n x tile_k)."""
+        return self.tile_n * self.tile_k * self.ab_bytes
+
+    @property
+    def epi_n(self) -> int:
+        """Columns of C each consumer warpgroup stages per epilogue step (one 128-byte swizzle row of C)."""
+        return 128 // self.c_bytes if self.c_major == "n" else (64 if self.c_bytes == 2 else 32)
+
+    @property
+    def epi_bytes(self) -> int:
+        """Bytes of one consumer warpgroup's epilogue staging buffer (64 x epi_n of C)."""
+        return 64 * self.epi_n * self.c_bytes
+
+    def smem_bytes(self, stages: int) -> int:
+        """Dynamic shared memory of the kernel with `stages` stages (with the 1024-byte round-up slack)."""
+        barriers = 2 * stages * 8
+        data = stages * (self.a_stage_bytes + self.b_stage_bytes)
+        epi = self.num_consumer_warpgroups * self.epi_bytes
+        # barriers padded to 1 KiB so that every data buffer stays 1024-byte aligned
+        # the dynamic smem base is 16-byte aligned: up to 1008 bytes go to rounding it up to 1024
+        return data + epi + -(-barriers // 1024) * 1024 + 1024 - 16
+
+    def max_stages(self) -> int:
+        """The most stages (<= 8) that fit the shared-memory capacity."""
+        s = 8
+        while s >= 1 and self.smem_bytes(s) > SMEM_CAPACITY:
+            s -= 1
+        return s
+
+    @property
+    def num_stages(self) -> int:
+        """The stage count the kernel is built with."""
+        return self.stages if self.stages is not None else self.max_stages()
+
+    @property
+    def name(self) -> str:
+        """The kernel's entry symbol."""
+        short = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+        return (
+            f"dense_gemm_{short[self.a_dtype]}_{short[self.acc_dtype]}_{short[self.c_dtype]}_"
+            f"{self.a_major}{self.b_major}{self.c_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}_"
+            f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}"
+        )
+
+    def spec(self) -> dict:
+        """The JSON-able kernel specification (keys the compile cache and bundles)."""
+        return {
+            "kernel": "dense_gemm_sm90",
+            "version": 1,
+            "a_dtype": self.a_dtype,
+            "b_dtype": self.b_dtype,
+            "c_dtype": self.c_dtype,
+            "acc_dtype": self.acc_dtype,
+            "a_major": self.a_major,
+            "b_major": self.b_major,
+            "c_major": self.c_major,
+            "tile_mnk": [self.tile_m, self.tile_n, self.tile_k],
+            "cluster_mn": [self.cluster_m, self.cluster_n],
+            "stages": self.num_stages,
+            "target": self.target,
+        }
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> GemmConfig:
+        """The config a `spec()` dict describes."""
+        if spec.get("kernel") != "dense_gemm_sm90":
+            raise ValueError(f"not a dense_gemm_sm90 spec: {spec!r}")
+        return cls(
+            a_dtype=spec["a_dtype"],
+            b_dtype=spec["b_dtype"],
+            c_dtype=spec["c_dtype"],
+            acc_dtype=spec["acc_dtype"],
+            a_major=spec["a_major"],
+            b_major=spec["b_major"],
+            c_major=spec["c_major"],
+            tile_m=spec["tile_mnk"][0],
+            tile_n=spec["tile_mnk"][1],
+            tile_k=spec["tile_mnk"][2],
+            cluster_m=spec["cluster_mn"][0],
+            cluster_n=spec["cluster_mn"][1],
+            stages=spec["stages"],
+            target=spec["target"],
+        )

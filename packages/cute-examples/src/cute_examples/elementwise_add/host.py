@@ -1,0 +1,117 @@
+"""`elementwise_add(a, b, out=None)` on torch tensors: checks, picks the kernel variant, launches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from .._compiled import kernel_for
+from .kernel import choose_variant, compile_elementwise_add, elementwise_add_spec, grid_for
+
+__all__ = ["TORCH_DTYPES", "elementwise_add", "select_kernel"]
+
+TORCH_DTYPES = {
+    torch.float32: "float32",
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.int32: "int32",
+}
+_INT32_LIMIT = 2**31
+
+# (torch dtype, variant, offset bits, device ordinal, compute capability) -> (kernel, tile_m, tile_n)
+_selected: dict[tuple[Any, ...], tuple[Any, int, int]] = {}
+
+
+def _check_tensor(name: str, t: Any) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(t).__name__}")
+    if t.dim() != 2:
+        raise ValueError(f"{name} must be 2-D, got shape {tuple(t.shape)}")
+    if t.dtype not in TORCH_DTYPES:
+        raise TypeError(f"{name} has dtype {t.dtype}; supported: {', '.join(map(str, TORCH_DTYPES))}")
+
+
+def _check_out_injective(out: torch.Tensor) -> None:
+    modes = sorted((s, e) for s, e in zip(out.stride(), out.shape) if e > 1)
+    if modes and modes[0][0] == 0:
+        raise ValueError(f"out has a stride-0 mode of extent > 1 (strides {out.stride()}): elements would alias")
+    if len(modes) == 2 and modes[1][0] < modes[0][0] * modes[0][1]:
+        raise ValueError(f"out's strides {out.stride()} for shape {tuple(out.shape)} make elements overlap")
+
+
+def _max_offset(t: torch.Tensor) -> int:
+    m, n = t.shape
+    sm, sn = t.stride()
+    return (m - 1) * sm + (n - 1) * sn
+
+
+def _overlaps(x: torch.Tensor, y: torch.Tensor) -> bool:
+    if x.numel() == 0 or y.numel() == 0:
+        return False
+    x0, y0 = x.data_ptr(), y.data_ptr()
+    x1, y1 = x0 + (_max_offset(x) + 1) * x.element_size(), y0 + (_max_offset(y) + 1) * y.element_size()
+    return x0 < y1 and y0 < x1
+
+
+def _check(a: Any, b: Any, out: Any) -> torch.Tensor:
+    tensors = {"a": a, "b": b} if out is None else {"a": a, "b": b, "out": out}
+    for name, t in tensors.items():
+        _check_tensor(name, t)
+    for name, t in tensors.items():
+        if t.dtype != a.dtype:
+            raise TypeError(f"{name} has dtype {t.dtype} but a has {a.dtype}: all tensors must share one dtype")
+        if t.shape != a.shape:
+            raise ValueError(f"{name} has shape {tuple(t.shape)} but a has {tuple(a.shape)}: shapes must match")
+    for name, t in tensors.items():
+        if t.device.type != "cuda":
+            raise ValueError(f"{name} must be a CUDA tensor, got a tensor on {t.device}")
+        if t.device != a.device:
+            raise ValueError(f"{name} is on {t.device} but a is on {a.device}: all tensors must share one device")
+    if out is None:
+        return torch.empty(a.shape, dtype=a.dtype, device=a.device)
+    _check_out_injective(out)
+    for name, t in (("a", a), ("b", b)):
+        if _overlaps(out, t) and (out.data_ptr(), out.stride()) != (t.data_ptr(), t.stride()):
+            raise ValueError(f"out partly overlaps {name}: it must be {name} itself or share no memory with it")
+    return out
+
+
+def select_kernel(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> tuple[Any, dict[str, Any]]:
+    """The loaded kernel and its spec for these (already checked) tensors."""
+    tensors = (a, b, out)
+    variant = choose_variant(TORCH_DTYPES[a.dtype], [t.data_ptr() for t in tensors], [t.stride() for t in tensors])
+    offset_bits = 32 if max(_max_offset(t) for t in tensors) < _INT32_LIMIT else 64
+    spec = elementwise_add_spec(TORCH_DTYPES[a.dtype], variant, offset_bits=offset_bits)
+    device = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    cc = torch.cuda.get_device_capability(device)
+
+    def build(target: str) -> Any:
+        return compile_elementwise_add(spec["dtype"], variant, target, offset_bits=offset_bits)
+
+    return kernel_for(spec, build, cc, device=device), spec
+
+
+def elementwise_add(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    """C = A + B for 2-D CUDA tensors of one dtype (float32, float16, bfloat16, int32), any shape and strides."""
+    out = _check(a, b, out)
+    m, n = a.shape
+    if m == 0 or n == 0:
+        return out
+    if m >= _INT32_LIMIT or n >= _INT32_LIMIT:
+        raise ValueError(f"shape {(m, n)}: each extent must be below 2**31")
+    asm, asn = a.stride()
+    bsm, bsn = b.stride()
+    csm, csn = out.stride()
+    pa, pb, pc = a.data_ptr(), b.data_ptr(), out.data_ptr()
+    vec = asn == 1 and bsn == 1 and csn == 1 and not ((pa | pb | pc) & 15)
+    key = (a.dtype, vec, asm, bsm, csm, m, n, a.device)
+    hit = _selected.get(key)
+    if hit is None:
+        if len(_selected) > 4096:
+            _selected.clear()
+        kernel, spec = select_kernel(a, b, out)
+        hit = _selected[key] = (kernel, grid_for(spec, m, n))
+    kernel, grid = hit
+    kernel.launch(grid, pa, pb, pc, m, n, asm, asn, bsm, bsn, csm, csn)
+    return out

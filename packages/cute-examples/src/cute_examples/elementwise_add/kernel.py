@@ -1,0 +1,315 @@
+"""The elementwise-add kernel C = A + B, built with cute_ir as CuTeDSL's elementwise_add walkthrough does.
+
+One compiled kernel serves every 2-D shape (M, N) and all strides of one dtype:
+
+- thread layout (4,32):(32,1) and value layout (4,V):(V,1) with V = vector_bits / bits(dtype) give, through
+  `make_layout_tv`, the CTA tile (16, 32*V) and the TV layout ((32,4),(V,4)):((64,4),(16,1)) (for V = 4);
+- the CTA's tile is slice `bid` of `zipped_divide` of the (M, N) tensors (rest modes column-major, as CuTe);
+- each thread's values come from the TiledCopy slice of its thread id; an identity tensor partitioned the same
+  way gives the coordinates predicated with `elem_less(coord, (M, N))`;
+- a tile-level check (its last coordinate in bounds) selects the unpredicated path for full tiles; partial
+  tiles guard every element; nothing outside C is written.
+
+Variants (recorded in the spec; the host wrapper picks one per call, see `choose_variant`):
+  "vec":     A, B and C have unit N-stride, bases aligned to vector_bits/8 bytes (16) and M-strides
+             divisible by V: 128-bit ld.global.nc / st.global, all loads issued before the adds.
+  "strided": any strides (in elements, may be negative or zero for inputs): scalar accesses.
+Offsets are computed in i64 unless `offset_bits=32` (valid only when every element offset of A, B and C, in
+elements, lies in [-2**31, 2**31): the host must check).
+
+Kernel parameters (SCHEMA order): a, b, c (ptr), M, N (i32), a_stride_m, a_stride_n, b_stride_m, b_stride_n,
+c_stride_m, c_stride_n (i64, in elements). Launch: block (128,1,1);
+grid = (ceil(M/tile[0]) * ceil(N/tile[1]), 1, 1) with `tile` stored in the spec (`grid_for(spec, M, N)`
+computes it).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from cute_ir import Artifact, KernelDef
+
+__all__ = [
+    "DTYPES",
+    "VARIANTS",
+    "build_elementwise_add",
+    "choose_variant",
+    "compile_elementwise_add",
+    "elementwise_add_spec",
+    "emit_elementwise_add",
+    "grid_for",
+    "kernel_name",
+]
+
+DTYPES = ("float32", "float16", "bfloat16", "int32")
+VARIANTS = ("vec", "strided")
+_THREADS = 128
+_BITS = {"float32": 32, "float16": 16, "bfloat16": 16, "int32": 32}
+_SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32"}
+_ALIASES = {
+    "f32": "float32",
+    "f16": "float16",
+    "half": "float16",
+    "bf16": "bfloat16",
+    "i32": "int32",
+    "float": "float32",
+    "int": "int32",
+}
+
+
+def _dtype_name(dtype: object) -> str:
+    name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"dtype must be a name such as 'float32' (or have a .name), got {dtype!r}")
+    key = name.lower().replace("torch.", "")
+    key = _ALIASES.get(key, key)
+    if key not in _BITS:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {name!r}")
+    return key
+
+
+def elementwise_add_spec(
+    dtype: object,
+    variant: str = "vec",
+    *,
+    vector_bits: int = 128,
+    offset_bits: int = 64,
+    raster: str = "row",
+    values_m: int = 4,
+) -> dict:
+    """The JSON-able specification of one elementwise-add kernel (identifies it in caches and bundles).
+
+    `raster`: the order of the CTA tiles over the grid ("row": consecutive blocks walk along N, i.e. along
+    memory for row-major tensors; "col": CuTe's column-major rest mode of zipped_divide). `values_m`: rows of
+    the value layout (values_m, V) each thread moves (4 in CuTeDSL's example).
+    """
+    name = _dtype_name(dtype)
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    bits = _BITS[name]
+    if vector_bits not in (32, 64, 128) or vector_bits < bits:
+        raise ValueError(
+            f"vector_bits must be 32, 64 or 128 and at least the {bits}-bit element, got {vector_bits!r}"
+        )
+    if offset_bits not in (32, 64):
+        raise ValueError(f"offset_bits must be 32 or 64, got {offset_bits!r}")
+    if raster not in ("row", "col"):
+        raise ValueError(f"raster must be 'row' or 'col', got {raster!r}")
+    if values_m not in (1, 2, 4, 8):
+        raise ValueError(f"values_m must be 1, 2, 4 or 8, got {values_m!r}")
+    v = vector_bits // bits
+    return {
+        "kernel": "elementwise_add",
+        "dtype": name,
+        "variant": variant,
+        "vector_bits": vector_bits,
+        "offset_bits": offset_bits,
+        "thr_layout": "(4,32):(32,1)",
+        "val_layout": f"({values_m},{v}):({v},1)",
+        "tile": [4 * values_m, 32 * v],
+        "raster": raster,
+        "block": [_THREADS, 1, 1],
+        "grid": "ceil(M/tile[0]) * ceil(N/tile[1]), 1, 1",
+        "params": [
+            "a",
+            "b",
+            "c",
+            "M",
+            "N",
+            "a_stride_m",
+            "a_stride_n",
+            "b_stride_m",
+            "b_stride_n",
+            "c_stride_m",
+            "c_stride_n",
+        ],
+    }
+
+
+def kernel_name(spec: dict) -> str:
+    """The PTX entry symbol of the kernel a spec describes."""
+    vec = str(spec["vector_bits"]) if spec["variant"] == "vec" else ""
+    name = f"elementwise_add_{_SHORT[spec['dtype']]}_{spec['variant']}{vec}_i{spec['offset_bits']}"
+    if spec.get("raster", "row") != "row":
+        name += f"_{spec['raster']}"
+    if spec["tile"][0] != 16:
+        name += f"_m{spec['tile'][0]}"
+    return name
+
+
+def grid_for(spec: dict, m: int, n: int) -> tuple[int, int, int]:
+    """The launch grid for an (m, n) problem: one CTA per tile of `spec["tile"]`."""
+    for what, v in (("m", m), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{what} must be a non-negative int, got {v!r}")
+    tm, tn = spec["tile"]
+    if m > 2**31 - 1 - tm or n > 2**31 - 1 - tn:
+        raise ValueError(f"({m}, {n}): extents must stay below 2**31 - 1 - tile ({tm}, {tn}) (i32 coordinates)")
+    tiles = (-(-m // tm)) * (-(-n // tn))
+    if tiles >= 2**31:
+        raise ValueError(f"{m}x{n} needs {tiles} tiles, more than a 1-D grid holds")
+    return (tiles, 1, 1)
+
+
+def choose_variant(
+    dtype: object, addresses: Sequence[int], strides: Sequence[Sequence[int]], vector_bits: int = 128
+) -> str:
+    """The variant for these tensors: "vec" when a, b and c all qualify (see the module doc), else "strided".
+
+    `addresses`: the three base addresses in bytes; `strides`: three (stride_m, stride_n) pairs in elements.
+    """
+    name = _dtype_name(dtype)
+    v = vector_bits // _BITS[name]
+    nbytes = vector_bits // 8
+    if len(addresses) != 3 or len(strides) != 3:
+        raise ValueError("choose_variant: give the addresses and (stride_m, stride_n) of a, b and c")
+    for addr, (sm, sn) in zip(addresses, strides, strict=True):
+        if sn != 1 or addr % nbytes or sm % v:
+            return "strided"
+    return "vec"
+
+
+def emit_elementwise_add(
+    spec: dict,
+    a: object,
+    b: object,
+    c: object,
+    m: object,
+    n: object,
+    strides: Sequence[object],
+    bid: object,
+    tid: object,
+) -> None:
+    """Emit CTA `bid`, thread `tid` of the kernel `spec` describes at the current insertion point.
+
+    a, b, c: `!llvm.ptr<AS>` values; m, n: i32 Ints; strides: the six strides (a_m, a_n, b_m, b_n, c_m, c_n)
+    as i64 Ints (in elements); bid, tid: i32 Ints. Works inside any function (a gpu.func, or a CPU loop nest).
+    """
+    from cute_ir.control import for_, if_
+    from cute_ir.tensor import (
+        Values,
+        all_in_bounds,
+        copy,
+        elem_less,
+        make_fragment_like,
+        make_identity_tensor,
+        make_tensor,
+        make_tiled_copy_tv,
+        zipped_divide,
+    )
+    from cute_ir.values import to_i32
+    from cute_layout import Layout
+
+    name, vector_bits, offset_bits = spec["dtype"], spec["vector_bits"], spec["offset_bits"]
+    v = vector_bits // _BITS[name]
+    vec = spec["variant"] == "vec"
+    align = vector_bits // 8 if vec else _BITS[name] // 8
+    shape = (m, n)
+    if len(strides) != 6:
+        raise ValueError(f"strides must hold six values (a_m, a_n, b_m, b_n, c_m, c_n), got {len(strides)}")
+
+    def tensor(ptr: object, sm: object, sn: object) -> object:
+        if offset_bits == 32:
+            sm, sn = to_i32(sm), to_i32(sn)
+        if vec:
+            sm, sn = sm.assume_divisible(v), 1
+        return make_tensor(ptr, Layout((m, n), (sm, sn)), name, align=align)
+
+    m_a, m_b, m_c = (tensor(p, strides[2 * i], strides[2 * i + 1]) for i, p in enumerate((a, b, c)))
+    vm = spec["tile"][0] // 4
+    tiled = make_tiled_copy_tv(Layout((4, 32), (32, 1)), Layout((vm, v), (v, 1)))
+    tiler = tiled.tiler
+    if list(tiler) != spec["tile"]:
+        raise AssertionError(f"make_layout_tv gave tile {tiler}, the spec records {spec['tile']}")
+    z_a, z_b, z_c = (zipped_divide(t, tiler) for t in (m_a, m_b, m_c))
+    if spec.get("raster", "row") == "row":  # tile (bid // tiles_n, bid % tiles_n)
+        tiles_n = z_a.layout.shape[1][1]
+        blk = ((None, None), (bid // tiles_n, bid % tiles_n))
+    else:  # CuTe's column-major rest mode: tile (bid % tiles_m, bid // tiles_m)
+        blk = ((None, None), bid)
+    blk_a, blk_b, blk_c = z_a[blk], z_b[blk], z_c[blk]
+    blk_crd = zipped_divide(make_identity_tensor(shape), tiler)[blk]
+    thr = tiled.get_slice(tid)
+    thr_a, thr_b, thr_c = thr.partition_S(blk_a), thr.partition_S(blk_b), thr.partition_D(blk_c)
+    thr_crd = thr.partition_S(blk_crd)
+
+    def full_tile() -> None:
+        # every load of A and B is issued before the first add (vectorized where proven aligned)
+        frg_a, frg_b, frg_c = make_fragment_like(thr_a), make_fragment_like(thr_b), make_fragment_like(thr_c)
+        copy(thr_a, frg_a, vector_bits=vector_bits)
+        copy(thr_b, frg_b, vector_bits=vector_bits)
+        frg_c.store(frg_a.load() + frg_b.load())
+        copy(frg_c, thr_c, vector_bits=vector_bits)
+
+    def partial_tile() -> None:
+        # one element per iteration, guarded by elem_less(coordinate, shape): compact code for edge tiles
+        def element(i: object) -> None:
+            def inside() -> None:
+                thr_c.store(i, (Values([thr_a.load(i)], name) + Values([thr_b.load(i)], name)).scalars()[0])
+
+            if_(elem_less(thr_crd[i], shape), inside)
+
+        for_(0, thr_crd.size(), 1, element, bits=32)
+
+    if_(all_in_bounds(blk_crd, shape), full_tile, partial_tile)
+
+
+def build_elementwise_add(
+    dtype: object,
+    vector_bits: int = 128,
+    target: str = "sm_90a",
+    *,
+    variant: str = "vec",
+    offset_bits: int = 64,
+) -> KernelDef:
+    """Build (IR only) the elementwise-add kernel of a dtype and variant for `target`."""
+    from cute_ir.kernel import KernelDef, Param
+
+    spec = elementwise_add_spec(dtype, variant, vector_bits=vector_bits, offset_bits=offset_bits)
+    name = spec["dtype"]
+    align = vector_bits // 8 if variant == "vec" else _BITS[name] // 8
+    params = [
+        Param("a", "ptr", dtype=name, noalias=True, readonly=True, align=align),
+        Param("b", "ptr", dtype=name, noalias=True, readonly=True, align=align),
+        Param("c", "ptr", dtype=name, noalias=True, align=align),
+        Param("M", "i32"),
+        Param("N", "i32"),
+    ] + [Param(f"{t}_stride_{d}", "i64") for t in "abc" for d in "mn"]
+    kd = KernelDef(kernel_name(spec), params, block=tuple(spec["block"]), target=target, spec=spec)
+    with kd.body() as k:
+        strides = [k.arg(f"{t}_stride_{d}") for t in "abc" for d in "mn"]
+        emit_elementwise_add(
+            spec,
+            k.arg("a"),
+            k.arg("b"),
+            k.arg("c"),
+            k.arg("M"),
+            k.arg("N"),
+            strides,
+            k.block_idx(0),
+            k.thread_idx(0),
+        )
+    return kd
+
+
+def compile_elementwise_add(
+    dtype: object,
+    variant: str = "vec",
+    target: str = "sm_90a",
+    *,
+    vector_bits: int = 128,
+    offset_bits: int = 64,
+) -> Artifact:
+    """The compiled kernel (cute_ir Artifact) through cute_ir's compile cache (a hit builds no IR)."""
+    from cute_ir import compile_kernel
+
+    spec = elementwise_add_spec(dtype, variant, vector_bits=vector_bits, offset_bits=offset_bits)
+
+    def build() -> KernelDef:
+        return build_elementwise_add(
+            spec["dtype"], vector_bits, target, variant=variant, offset_bits=offset_bits
+        )
+
+    return compile_kernel(spec, build, target)

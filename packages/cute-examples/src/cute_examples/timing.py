@@ -1,0 +1,43 @@
+"""GPU timing with CUDA events: the median over batches, after warm-up, for ours and the peer alike."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+
+__all__ = ["host_us_per_call", "median_ms"]
+
+
+def median_ms(fn: Callable[[], object], *, warmup: int = 5, iterations: int = 20, batch: int = 1) -> float:
+    """Median milliseconds per call of fn over `iterations` event-timed batches of `batch` calls each."""
+    if iterations < 1 or batch < 1 or warmup < 0:
+        raise ValueError(f"iterations and batch must be >= 1 and warmup >= 0, got {iterations}, {batch}, {warmup}")
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(iterations)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(iterations)]
+    for s, e in zip(starts, ends):
+        s.record()
+        for _ in range(batch):
+            fn()
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) / batch
+
+
+def host_us_per_call(fn: Callable[[], object], *, calls: int = 2000, repeats: int = 5) -> float:
+    """Host microseconds per call of fn (best of `repeats` loops of `calls`), synchronising only between loops."""
+    best = float("inf")
+    for _ in range(repeats):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        t1 = time.perf_counter()
+        best = min(best, (t1 - t0) / calls)
+        torch.cuda.synchronize()
+    return best * 1e6

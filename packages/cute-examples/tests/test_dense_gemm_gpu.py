@@ -1,0 +1,181 @@
+"""The Hopper GEMM on an sm_90 GPU (served from an AOT bundle where MLIR is absent): correctness everywhere.
+
+Random normal inputs, a float32 reference, the normwise relative error within the dtype's bound; the output is
+poisoned with NaN and surrounded by a guard region (and padding columns) that must stay untouched.
+Every dtype x major combination on shapes that divide the tile and shapes that do not (1x1x8, 127x255x72 with
+padded leading dimensions, 1000x1000x1000), batch L=3, every tile x cluster shape; compute-sanitizer memcheck
+and racecheck on a small case; ValueError for a stride that breaks TMA's 16-byte rule.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs
+from cute_runtime.testing import requires_sm90
+
+torch = pytest.importorskip("torch")
+
+SHAPES = [(1, 1, 8, 1), (127, 255, 72, 1), (1000, 1000, 1000, 1)]
+GUARD = 256  # elements (a multiple of 16 bytes for every dtype)
+
+
+def tolerance(acc_dtype: str, c_dtype: str) -> float:
+    """Normwise relative error bound: C's rounding (and f16 accumulation's, growing with K)."""
+    if acc_dtype == "float16":
+        return 1e-2
+    return {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-5}[c_dtype]
+
+
+def _tdt(name):
+    return {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[name]
+
+
+def _guarded(l, rows, cols, contiguous_cols, dtype, fill):
+    """(buffer, view): an (l, rows, cols) view with padded leading dimension inside a guarded buffer."""
+    e = torch.empty((), dtype=dtype).element_size()
+    inner, outer = (cols, rows) if contiguous_cols else (rows, cols)
+    ld = -(-inner * e // 16) * 16 // e
+    buf = torch.full((2 * GUARD + l * outer * ld,), -7.25, dtype=dtype, device="cuda")
+    body = buf[GUARD : GUARD + l * outer * ld].view(l, outer, ld)[:, :, :inner]
+    if fill == "randn":
+        body.normal_()
+    else:
+        body.fill_(float("nan"))
+    view = body if contiguous_cols else body.transpose(1, 2)
+    return buf, view
+
+
+def _mask_of(buf, view):
+    """Bool mask over buf of the elements the view covers."""
+    mask = torch.zeros_like(buf, dtype=torch.bool)
+    base = view.data_ptr() - buf.data_ptr()
+    e = buf.element_size()
+    offs = torch.zeros(view.shape, dtype=torch.long, device="cuda")
+    for d, (n, s) in enumerate(zip(view.shape, view.stride(), strict=True)):
+        shape = [1] * view.dim()
+        shape[d] = n
+        offs = offs + (torch.arange(n, device="cuda") * s).view(shape)
+    mask[(base // e) + offs.flatten()] = True
+    return mask
+
+
+def run_case(cfg, m, n, k, l, tile=None, cluster=None):
+    from cute_examples.dense_gemm import gemm
+
+    ab = _tdt(cfg.a_dtype)
+    _, a = _guarded(l, m, k, cfg.a_major == "k", ab, "randn")
+    _, b = _guarded(l, k, n, cfg.b_major == "n", ab, "randn")
+    cbuf, c = _guarded(l, m, n, cfg.c_major == "n", _tdt(cfg.c_dtype), "nan")
+    untouched = cbuf.clone()
+    mask = _mask_of(cbuf, c)
+    squeeze = l == 1 and (m, n, k) == (1, 1, 8)  # the 2-D path too
+    if squeeze:
+        a, b, c = a[0], b[0], c[0]
+    out = gemm(
+        a,
+        b,
+        c,
+        acc_dtype=cfg.acc_dtype,
+        tile_shape_mnk=tile or (cfg.tile_m, cfg.tile_n, cfg.tile_k),
+        cluster_shape_mn=cluster or (cfg.cluster_m, cfg.cluster_n),
+    )
+    torch.cuda.synchronize()
+    assert out is c
+    ref = torch.matmul(a.float(), b.float())
+    got = c.float()
+    assert bool(torch.isfinite(got).all()), "output not fully written (NaN poison left)"
+    err = float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+    assert err <= tolerance(cfg.acc_dtype, cfg.c_dtype), f"{cfg.name} {m}x{n}x{k}x{l}: error {err:.3e}"
+    assert torch.equal(cbuf[~mask], untouched[~mask]), "guard region or padding written"
+
+
+_DM = dtype_major_configs()
+
+
+@requires_sm90
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("index", range(len(_DM)), ids=lambda i: _DM[i].name)
+def test_every_dtype_and_major(index, shape):
+    run_case(_DM[index], *shape)
+
+
+@requires_sm90
+@pytest.mark.parametrize("cfg", tile_cluster_configs(), ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "shape",
+    [(1000, 1000, 1000, 1), (127, 255, 72, 1), (257, 130, 100, 3)],
+    ids=lambda s: "x".join(map(str, s)),
+)
+def test_every_tile_and_cluster(cfg, shape):
+    run_case(cfg, *shape)
+
+
+@requires_sm90
+@pytest.mark.parametrize("index", [0, 9, 22, 45, 63, 71], ids=lambda i: _DM[i].name)
+def test_batched(index):
+    run_case(_DM[index], 300, 200, 136, 3)
+
+
+@requires_sm90
+def test_default_output_is_allocated_padded():
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.randn(127, 72, dtype=torch.float16, device="cuda")
+    b = torch.randn(72, 255, dtype=torch.float16, device="cuda")
+    b = torch.empty(72, 256, dtype=torch.float16, device="cuda")[:, :255].copy_(b)
+    out = gemm(a, b, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=(1, 1))
+    assert out.shape == (127, 255) and out.stride() == (256, 1) and out.dtype == torch.float16
+    ref = a.float() @ b.float()
+    assert float((out.float() - ref).norm() / ref.norm()) <= 2e-3
+
+
+@requires_sm90
+def test_stride_breaking_the_16_byte_rule_is_a_value_error():
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.randn(64, 60, dtype=torch.float16, device="cuda")  # row stride 120 bytes
+    b = torch.randn(60, 64, dtype=torch.float16, device="cuda")
+    with pytest.raises(ValueError, match=r"a: stride 60 of dim -2 is 120 bytes"):
+        gemm(a, b)
+    a = torch.randn(64, 64, dtype=torch.float16, device="cuda")
+    b = torch.randn(64, 100, dtype=torch.float16, device="cuda")
+    with pytest.raises(ValueError, match=r"b: stride 100"):
+        gemm(a, b)
+
+
+_SANITIZER_CASE = """
+import torch
+from cute_examples.dense_gemm import gemm
+for tile, cluster in (((128, 128, 64), (1, 1)), ((64, 64, 64), (2, 2))):
+    a = torch.randn(200, 136, dtype=torch.float16, device="cuda")
+    b = torch.randn(136, 96, dtype=torch.float16, device="cuda")
+    c = gemm(a, b, tile_shape_mnk=tile, cluster_shape_mn=cluster)
+    torch.cuda.synchronize()
+    assert float((c.float() - a.float() @ b.float()).norm() / (a.float() @ b.float()).norm()) < 2e-3
+print("case ok")
+"""
+
+
+@requires_sm90
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_compute_sanitizer_is_clean(tool):
+    exe = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not os.path.exists(exe):
+        pytest.skip("compute-sanitizer not installed")
+    proc = subprocess.run(
+        [exe, "--tool", tool, "--error-exitcode", "3", sys.executable, "-c", _SANITIZER_CASE],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "case ok" in out, out[-4000:]
+    if tool == "memcheck":
+        assert "ERROR SUMMARY: 0 errors" in out, out[-4000:]
+    else:
+        assert "RACECHECK SUMMARY: 0 hazards" in out or "ERROR SUMMARY: 0 errors" in out, out[-4000:]

@@ -1,0 +1,125 @@
+"""Host side of gemm(): majors from strides, TMA's 16-byte rule, descriptor arguments, launch shape."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from cute_examples.dense_gemm import host
+from cute_examples.dense_gemm.spec import GemmConfig
+
+
+class FakeCuda:
+    """A stand-in for a CUDA tensor (shape, strides, dtype, address) so the rules run on a CPU-only host."""
+
+    is_cuda = True
+
+    def __init__(self, shape, stride, dtype=torch.float16, address=1 << 20):
+        self.shape = tuple(shape)
+        self._stride = tuple(stride)
+        self.dtype = dtype
+        self._address = address
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self._stride
+
+    def data_ptr(self):
+        return self._address
+
+
+def _row(m, n, ld=None, dtype=torch.float16, address=1 << 20):
+    return FakeCuda((m, n), (ld or n, 1), dtype, address)
+
+
+def _col(m, n, ld=None, dtype=torch.float16, address=1 << 20):
+    return FakeCuda((m, n), (1, ld or m), dtype, address)
+
+
+def test_majors_come_from_strides():
+    p = host.problem_of(_row(128, 64), _row(64, 256), _row(128, 256))
+    assert (p.m, p.n, p.k, p.l, p.a_major, p.b_major, p.c_major) == (128, 256, 64, 1, "k", "n", "n")
+    p = host.problem_of(_col(128, 64), _col(64, 256), _col(128, 256, dtype=torch.float32))
+    assert (p.a_major, p.b_major, p.c_major, p.c_dtype) == ("m", "k", "m", "float32")
+
+
+def test_odd_extents_with_padded_leading_dimensions_are_accepted():
+    # 127 x 255 x 72 with every leading dimension padded to 16 bytes
+    p = host.problem_of(_row(127, 72), _row(72, 255, ld=256), _row(127, 255, ld=256))
+    assert (p.m, p.n, p.k) == (127, 255, 72)
+    host.problem_of(_row(1, 8), _col(8, 1, ld=8), _row(1, 1, ld=8))  # 1 x 1 x 8
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "out", "match"),
+    [
+        (_row(128, 60), _row(60, 64), _row(128, 64), r"a: stride 60 of dim -2 is 120 bytes"),
+        (_row(128, 64), _row(64, 100), _row(128, 100, ld=104), r"b: stride 100 of dim -2 is 200 bytes"),
+        (_row(128, 64), _row(64, 64), _col(128, 64, ld=130), r"out: stride 130 of dim -1 is 260 bytes"),
+        (
+            _row(128, 64, address=(1 << 20) + 8),
+            _row(64, 64),
+            _row(128, 64),
+            r"a: base address .* 16-byte aligned",
+        ),
+        (FakeCuda((128, 64), (64, 2)), _row(64, 64), _row(128, 64), "unit stride"),
+        (_row(128, 64), _row(32, 64), _row(128, 64), "b has 32 rows"),
+        (_row(128, 64), _row(64, 64), _row(128, 32), r"out must be \(128, 64\)"),
+        (_row(128, 64), _row(64, 64, dtype=torch.bfloat16), _row(128, 64), "same dtype"),
+        (
+            _row(128, 64, dtype=torch.float32),
+            _row(64, 64, dtype=torch.float32),
+            _row(128, 64),
+            "float16 or bfloat16",
+        ),
+    ],
+)
+def test_broken_rules_raise_value_errors_naming_the_tensor(a, b, out, match):
+    with pytest.raises(ValueError, match=match):
+        host.problem_of(a, b, out)
+
+
+def test_batched_strides_and_cpu_tensors():
+    a = FakeCuda((3, 128, 64), (128 * 64, 64, 1))
+    b = FakeCuda((3, 64, 64), (64 * 64, 64, 1))
+    c = FakeCuda((3, 128, 64), (128 * 64, 64, 1))
+    assert host.problem_of(a, b, c).l == 3
+    bad = FakeCuda((3, 128, 64), (128 * 64 + 4, 64, 1))
+    with pytest.raises(ValueError, match="a: batch stride"):
+        host.problem_of(bad, b, c)
+    with pytest.raises(ValueError, match="CUDA tensor"):
+        host.problem_of(torch.zeros(8, 8, dtype=torch.float16), b, c)
+
+
+def test_config_choice_and_persistent_grid():
+    p = host.problem_of(_row(1000, 1000), _row(1000, 1000), _row(1000, 1000, ld=1000))
+    cfg = host.choose_config(p)
+    assert (cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n) == (128, 256, 1, 1)
+    grid, raster_n, swz = host.schedule(p, cfg, 132)
+    assert grid == (8 * 4, 1, 1) and raster_n in (0, 1) and 0 <= swz <= 3
+    big = host.problem_of(_row(8192, 8192), _row(8192, 8192), _row(8192, 8192))
+    cfg = host.choose_config(big)
+    assert (cfg.cluster_m, cfg.cluster_n) == (2, 1)
+    grid, _, _ = host.schedule(big, cfg, 132)
+    assert grid == (132, 1, 1)  # 66 clusters of 2 CTAs
+    small = host.problem_of(_row(1, 8), _row(8, 8), _row(1, 8))
+    assert host.choose_config(small).tile_m == 64
+    grid, _, _ = host.schedule(small, GemmConfig(tile_m=64, tile_n=64, cluster_m=2, cluster_n=2), 132)
+    assert grid == (2, 2, 1)
+
+
+def test_tensor_map_arguments(monkeypatch):
+    """cuTensorMapEncodeTiled's arguments per operand: dims innermost first, byte strides, boxes, swizzle."""
+    calls = []
+    monkeypatch.setattr("cute_runtime.encode_tiled", lambda *args: calls.append(args) or args)
+    p = host.problem_of(_col(127, 72, ld=128), _row(72, 255, ld=256), _row(127, 255, ld=256))
+    cfg = GemmConfig(a_major="m", b_major="n", tile_m=128, tile_n=128)
+    host.tensor_maps(p, cfg)
+    a, b, c = calls
+    assert a[0] == 6 and a[1] == 3
+    assert a[3:6] == ([127, 72, 1], [256, 256 * 72], [64, 64, 1])  # A m-major: (M, K, L), 64x64 boxes
+    assert b[3:6] == ([255, 72, 1], [512, 512 * 72], [64, 64, 1])  # B n-major: (N, K, L)
+    assert c[3:6] == ([255, 127, 1], [512, 512 * 127], [64, 64, 1])  # C n-major: (N, M, L)
+    assert a[8] == b[8] == c[8] == 3  # 128-byte swizzle
+    assert all(x[6] == [1, 1, 1] and x[9] == 2 and x[10] == 0 for x in calls)

@@ -1,0 +1,148 @@
+"""The GEMM's static side: config rules, the nvarch-derived plan (descriptors, TMA boxes), the schedule."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from cute_examples.dense_gemm.aot import aot_configs, dtype_major_configs, tile_cluster_configs
+from cute_examples.dense_gemm.plan import make_plan
+from cute_examples.dense_gemm.schedule import num_units, unit_tile
+from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(a_dtype="float32", b_dtype="float32"), "a_dtype"),
+        (dict(a_dtype="float16", b_dtype="bfloat16"), "b_dtype must equal"),
+        (dict(a_dtype="bf16", b_dtype="bf16", acc_dtype="float16"), "float16 inputs"),
+        (dict(c_dtype="int8"), "c_dtype"),
+        (dict(a_major="n"), "a_major"),
+        (dict(b_major="m"), "b_major"),
+        (dict(c_major="k"), "c_major"),
+        (dict(tile_m=256), "tile_m"),
+        (dict(tile_n=96), "tile_n"),
+        (dict(tile_k=32), "tile_k"),
+        (dict(cluster_m=4), "cluster shape"),
+        (dict(stages=1), "stages"),
+        (dict(tile_n=256, stages=8), "shared memory"),
+        (dict(target="sm_80"), "sm_90a"),
+    ],
+)
+def test_config_rules(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GemmConfig(**kwargs)
+
+
+def test_config_names_spec_and_dtype_spellings():
+    cfg = GemmConfig(a_dtype="Float16", b_dtype="torch.float16", c_dtype="BFloat16", acc_dtype="f32")
+    assert (cfg.a_dtype, cfg.c_dtype, cfg.acc_dtype) == ("float16", "bfloat16", "float32")
+    assert GemmConfig.from_spec(cfg.spec()) == GemmConfig(c_dtype="bfloat16", stages=cfg.num_stages)
+    assert cfg.num_threads == 384 and GemmConfig(tile_m=64).num_threads == 256
+    for c in aot_configs():
+        assert (
+            c.smem_bytes(c.num_stages) <= SMEM_CAPACITY < c.smem_bytes(c.num_stages + 1) or c.num_stages == 8
+        )
+    assert len({c.name for c in aot_configs()}) == len(aot_configs())
+    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 24
+
+
+def test_plan_matches_the_descriptor_and_tma_oracles():
+    """cute-nvarch's documented numbers: K-major SW128 0x4000004000010000, MN-major 128-wide
+    0x4000004002000000, K-block advances 32 (K-major) / 2048 (MN-major) bytes, M-atom advance 8192,
+    MN-major 128x64 -> two boxes."""
+    p = make_plan(GemmConfig())
+    assert (p.a.desc_hi << 32 | p.a.desc_lo) == 0x4000004000010000
+    assert (p.b.desc_hi << 32 | p.b.desc_lo) == 0x4000004000010000
+    assert (p.a.k_block_bytes, p.a.mn_atom_bytes) == (32, 8192)
+    assert p.a.box_dims == (64, 128) and len(p.a.boxes) == 1 and p.a.swizzle == 3
+    q = make_plan(GemmConfig(a_major="m", b_major="n"))
+    assert (q.b.desc_hi << 32 | q.b.desc_lo) == 0x4000004002000000
+    assert q.b.k_block_bytes == 2048 and q.a.mn_atom_bytes == 8192
+    assert q.a.box_dims == (64, 64)
+    assert [(b.mn, b.k, b.smem_offset) for b in q.a.boxes] == [(0, 0, 0), (64, 0, 8192)]
+    assert p.pipeline.tx_bytes == 2 * 128 * 64 * 2 and p.pipeline.consumer_arrivals == 2
+    assert make_plan(GemmConfig(cluster_m=2, cluster_n=2)).pipeline.consumer_arrivals == 2 * 3
+
+
+def _covered(op, tile_mn, tile_k):
+    cells = []
+    for b in op.boxes:
+        inner, outer = op.box_dims
+        ext_mn, ext_k = (outer, inner) if op.major == "k" else (inner, outer)
+        cells += [(b.mn + i, b.k + j) for i in range(ext_mn) for j in range(ext_k)]
+    return cells
+
+
+@pytest.mark.parametrize("cfg", aot_configs()[::3] + tile_cluster_configs(), ids=lambda c: c.name)
+def test_tma_boxes_cover_each_tile_once_and_split_evenly(cfg):
+    p = make_plan(cfg)
+    for op, mn in ((p.a, cfg.tile_m), (p.b, cfg.tile_n)):
+        cells = _covered(op, mn, cfg.tile_k)
+        assert len(cells) == len(set(cells)) == mn * cfg.tile_k
+        assert len(op.boxes) % op.multicast == 0
+        assert all(1 <= d <= 256 for d in op.box_dims) and op.box_dims[0] * cfg.ab_bytes <= 128
+        assert all(b.smem_offset % 1024 == 0 for b in op.boxes)  # every box keeps the swizzle phase
+    e = p.epi
+    cells = []
+    for b in e.boxes:
+        inner, outer = e.box_dims
+        ext_r, ext_c = (outer, inner) if cfg.c_major == "n" else (inner, outer)
+        cells += [(b.mn + i, b.k + j) for i in range(ext_r) for j in range(ext_c)]
+    assert sorted(cells) == sorted(itertools.product(range(64), range(cfg.epi_n)))
+    # the staging layout is a bijection onto the buffer, 16-byte chunks stay contiguous
+    offs = {e.offset(r, c) for r in range(64) for c in range(cfg.epi_n)}
+    assert offs == set(range(0, cfg.epi_bytes, cfg.c_bytes))
+
+
+def test_accumulator_fragment_positions():
+    """(thread, value) -> (row, col) of the wgmma C layout is the PTX fragment, additive in t and v."""
+    p = make_plan(GemmConfig(tile_n=256))
+    v = p.c_value_coords
+    assert len(v) == 128
+    assert v[:6] == ((0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 3), st.booleans(), st.integers(0, 4))
+def test_schedule_visits_every_tile_once(cm, cn, l, along_n, swz):
+    seen = [unit_tile(u, cm, cn, along_n, swz) for u in range(cm * cn * l)]
+    assert sorted(seen) == sorted(itertools.product(range(cm), range(cn), range(l)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 10000), st.integers(1, 200))
+def test_clusters_split_the_units(total, clusters):
+    counts = [num_units(total, c, clusters) for c in range(clusters)]
+    assert sum(counts) == total and max(counts) - min(counts) <= 1
+
+
+def test_schedule_orders():
+    # plain raster along M is column-major; along N row-major; swizzled groups of two N columns
+    assert [unit_tile(u, 3, 2, False, 0)[:2] for u in range(6)] == [
+        (0, 0),
+        (1, 0),
+        (2, 0),
+        (0, 1),
+        (1, 1),
+        (2, 1),
+    ]
+    assert [unit_tile(u, 2, 3, True, 0)[:2] for u in range(6)] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+    ]
+    assert [unit_tile(u, 2, 3, False, 1)[:2] for u in range(6)] == [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (0, 2),
+        (1, 2),
+    ]

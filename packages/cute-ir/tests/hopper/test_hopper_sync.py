@@ -1,0 +1,165 @@
+"""Barriers, fences, identity registers, setmaxnreg, stmatrix and the shared-memory plan."""
+
+from __future__ import annotations
+
+import pytest
+from cute_ir import hopper as H
+
+
+def test_sync_builders_ptx(compile_kernel, ptx_lines):
+    def body(k):
+        H.named_barrier_sync(1, 256)
+        H.named_barrier_arrive(2, 128)
+        H.fence_proxy_async_shared()
+        H.fence_mbarrier_init()
+        H.cluster_arrive(relaxed=True)
+        H.cluster_wait()
+        H.cluster_sync()
+        e = H.elect_one()
+        r = H.cluster_cta_rank()
+        w = H.warp_idx()
+        from mlir.dialects import arith, llvm
+
+        v = arith.addi(arith.addi(r, w), arith.extui(r.type, e))
+        v = arith.addi(v, arith.addi(H.block_in_cluster(1), H.cluster_id(0)))
+        v = arith.addi(v, arith.addi(H.num_clusters(0), H.lane_idx()))
+        llvm.store(v, k.arg("out"))
+
+    lines = ptx_lines(
+        compile_kernel("sync", [("out", "ptr")], body, block=(256, 1, 1), cluster=(2, 2, 1)).ptx
+    )
+    for want in (
+        "bar.sync 1, 256;",
+        "fence.proxy.async.shared::cta;",
+        "fence.mbarrier_init.release.cluster;",
+        "barrier.cluster.arrive.relaxed.aligned;",
+        "barrier.cluster.wait.aligned;",
+        "barrier.cluster.arrive.aligned;",
+    ):
+        assert want in lines, want
+    assert any(
+        ln.startswith("bar.arrive 2, 128") or ln.startswith("barrier.arrive 2, 128") or "bar.arrive" in ln
+        for ln in lines
+    )
+    text = "\n".join(lines)
+    for reg in ("%cluster_ctarank", "%cluster_ctaid.y", "%clusterid.x", "%nclusterid.x", "%laneid"):
+        assert reg in text, reg
+    assert any(ln.startswith("elect.sync") for ln in lines)
+    assert any(ln.startswith("shfl.sync.idx.b32") for ln in lines)  # warp-uniform warp index
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: H.named_barrier_sync(16, 128), "barrier_id"),
+        (lambda: H.named_barrier_arrive(1, 100), "multiple of 32"),
+        (lambda: H.setmaxnreg_inc(20), "multiple of 8"),
+        (lambda: H.setmaxnreg_dec(250), "multiple of 8"),
+        (lambda: H.setmaxnreg_inc(264), "multiple of 8"),
+        (lambda: H.check_register_split(40, 240, 2), "registers"),
+        (lambda: H.mbarrier_init(None, 0), "arrival count"),
+        (lambda: H.mbarrier_arrive_expect_tx(None, 1 << 20), "byte count"),
+    ],
+)
+def test_argument_rules(call, match):
+    from mlir import ir
+
+    with ir.Context(), ir.Location.unknown(), pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_register_split_fits():
+    H.check_register_split(40, 232, 2)  # 128 * (40 + 2 * 232) = 64512 <= 65536
+    H.check_register_split(40, 256, 1)
+
+
+def test_setmaxnreg_and_stmatrix_ptx(compile_kernel, ptx_lines):
+    from mlir import ir
+    from mlir.dialects import arith, scf
+
+    def body(k):
+        base = H.dynamic_smem_base(1024)
+        wg = arith.divui(H.thread_idx(0), arith.constant(ir.IntegerType.get_signless(32), 128))
+        is0 = arith.cmpi(arith.CmpIPredicate.eq, wg, arith.constant(ir.IntegerType.get_signless(32), 0))
+        br = scf.IfOp(is0, has_else=True)
+        with ir.InsertionPoint(br.then_block):
+            H.setmaxnreg_dec(40)
+            scf.yield_([])
+        with ir.InsertionPoint(br.else_block):
+            H.setmaxnreg_inc(232)
+            f32 = ir.F32Type.get()
+            x = arith.constant(f32, 1.5)
+            regs = [H.pack_b16x2(x, x, ir.BF16Type.get()) for _ in range(4)]
+            H.stmatrix(base, regs)
+            H.stmatrix(base, regs[:2], trans=True)
+            H.stmatrix(base, regs[:1])
+            scf.yield_([])
+
+    art = compile_kernel("regs", [], body, block=(384, 1, 1), dynamic_smem=2048)
+    lines = ptx_lines(art.ptx)
+    assert "setmaxnreg.dec.sync.aligned.u32 40;" in lines
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in lines
+    st = [ln.split(" [")[0] for ln in lines if ln.startswith("stmatrix")]
+    assert st == [
+        "stmatrix.sync.aligned.m8n8.x4.shared.b16",
+        "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+        "stmatrix.sync.aligned.m8n8.x1.shared.b16",
+    ]
+    assert "C7508" not in art.ptxas_log  # setmaxnreg was not ignored
+
+
+def test_stmatrix_argument_checks():
+    from mlir import ir
+    from mlir.dialects import arith
+
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.parse("llvm.func @f(%s: !llvm.ptr<3>) { llvm.return }")
+        blk = m.body.operations[0].regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(blk):
+            r = arith.constant(ir.IntegerType.get_signless(32), 0)
+            with pytest.raises(ValueError, match="1, 2 or 4"):
+                H.stmatrix(blk.arguments[0], [r] * 3)
+            with pytest.raises(TypeError, match="i32"):
+                H.stmatrix(blk.arguments[0], [arith.constant(ir.IntegerType.get_signless(64), 0)])
+            with pytest.raises(TypeError, match="f16 or bf16"):
+                H.pack_b16x2(r, r, ir.F32Type.get())
+
+
+def test_smem_plan_places_aligned_buffers():
+    plan = H.SmemPlan(1024)
+    a = plan.add("bars", 96, 8)
+    b = plan.add("a", 16384, 1024)
+    c = plan.add("x", 10, 16)
+    assert (a.offset, b.offset, c.offset) == (0, 1024, 17408)
+    assert plan.nbytes == 17418
+    assert plan.dynamic_smem_bytes == 17418 + 1008
+    assert plan["a"] is b
+    with pytest.raises(ValueError, match="already placed"):
+        plan.add("a", 16)
+    with pytest.raises(ValueError, match="power of two"):
+        plan.add("y", 16, 48)
+    with pytest.raises(ValueError, match="positive"):
+        plan.add("z", 0)
+    with pytest.raises(ValueError, match="base_align"):
+        H.SmemPlan(8)
+
+
+def test_dynamic_smem_base_is_rounded_up_in_kernel(compile_kernel, ptx_lines):
+    """The extern array is declared 16-byte aligned, and the kernel rounds its address up to 1024."""
+
+    def body(k):
+        base = H.dynamic_smem_base(1024)
+        H.mbarrier_init(base, 1)
+        H.mbarrier_init(H.dynamic_smem_base(16), 1)
+
+    art = compile_kernel("smem_base", [], body, dynamic_smem=2048)
+    assert ".extern .shared .align 16 .b8 __cute_dynamic_smem[];" in art.ptx
+    lines = ptx_lines(art.ptx)
+    # pad = (-addr) & 1023, which LLVM narrows to & 1008 since the array is 16-byte aligned
+    assert any(ln.startswith("and.b32") and ln.endswith(", 1008;") for ln in lines)
+    assert any(ln.startswith("neg.s32") for ln in lines)
+    with pytest.raises(ValueError, match="power of two"):
+        from mlir import ir
+
+        with ir.Context(), ir.Location.unknown():
+            H.dynamic_smem_base(48)

@@ -1,0 +1,173 @@
+"""Benchmark: ``python -m cute_layout.bench`` times the algebra's first and repeated calls against pycute.
+
+FIRST call: every memo cache is cleared and fresh operands are built before each timed call, so it measures
+the full computation.  REPEATED call: the same operands again (served by the memo caches where the operation
+is memoized).  Times are per call in microseconds, the best of several timeit repeats.  NVIDIA's pycute is
+timed live when importable (it ships in the ``nvidia-cutlass`` wheel); otherwise the reference figures quoted
+in the issue are printed, labelled as such.  Targets: first call at least 2x faster than pycute, repeated
+call at most 1 us.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import timeit
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Case", "cases", "measure", "main"]
+
+FIRST_CALL_SPEEDUP_TARGET = 2.0
+REPEATED_CALL_TARGET_US = 1.0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmarked operation: how to build it here and in pycute, and pycute's quoted figure."""
+
+    name: str
+    build: Callable[[Any], tuple[Callable[..., Any], tuple[Any, ...]]]
+    reference_us: tuple[float, float] | None  # pycute's quoted range, low-high, or None when not quoted
+    in_pycute: bool = True
+
+
+def _composition(m: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    deep = m.Layout(((2, 2, 2), (2, 2, 2)), ((1, 16, 4), (8, 2, 32)))
+    return m.composition, (m.Layout((8, 8), (8, 1)), deep)
+
+
+def _logical_divide(m: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return m.logical_divide, (m.Layout((4096, 4096), (4096, 1)), (m.Layout(16, 1), m.Layout(128, 1)))
+
+
+def _zipped_divide(m: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return m.zipped_divide, (m.Layout((4096, 4096), (4096, 1)), (m.Layout(16, 1), m.Layout(128, 1)))
+
+
+def _complement(m: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return m.complement, (m.Layout((4, 8), (1, 16)), 1024)
+
+
+def _make_layout_tv(m: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return m.make_layout_tv, (m.Layout((4, 32), (32, 1)), m.Layout((4, 4), (4, 1)))
+
+
+def _deep_call(m: Any) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return m.Layout(((2, 2, 2), (2, 2, 2)), ((1, 16, 4), (8, 2, 32))), (37,)
+
+
+def cases() -> list[Case]:
+    """Return the benchmarked operations, in the order of the issue."""
+    return [
+        Case("composition((8,8):(8,1), ((2,2,2),(2,2,2)):((1,16,4),(8,2,32)))", _composition, (46.0, 66.0)),
+        Case("logical_divide((4096,4096):(4096,1), (16:1,128:1))", _logical_divide, (31.0, 46.0)),
+        Case("zipped_divide((4096,4096):(4096,1), (16:1,128:1))", _zipped_divide, None),
+        Case("complement((4,8):(1,16), 1024)", _complement, (9.0, 9.0)),
+        Case("make_layout_tv((4,32):(32,1), (4,4):(4,1))", _make_layout_tv, None, in_pycute=False),
+        Case("((2,2,2),(2,2,2)):((1,16,4),(8,2,32)) called with 37", _deep_call, (9.0, 9.0)),
+    ]
+
+
+def _clear_caches() -> None:
+    """Empty the package's memo caches."""
+    from . import _memo
+
+    _memo.clear_caches()
+
+
+def measure(
+    module: Any, case: Case, first_samples: int, number: int, repeat: int, clear: bool
+) -> tuple[float, float]:
+    """Return (first-call us, repeated-call us) of a case: best single fresh call, best of ``repeat`` runs."""
+    holder: list[tuple[Callable[..., Any], tuple[Any, ...]]] = []
+
+    def setup() -> None:
+        if clear:
+            _clear_caches()
+        holder[:] = [case.build(module)]
+
+    def first() -> None:
+        fn, args = holder[0]
+        fn(*args)
+
+    first_runs = timeit.Timer(first, setup).repeat(repeat=max(first_samples, 1), number=1)
+    fn, args = case.build(module)
+    fn(*args)
+
+    def again() -> None:
+        fn(*args)
+
+    repeated_runs = timeit.Timer(again).repeat(repeat=repeat, number=number)
+    return min(first_runs) * 1e6, min(repeated_runs) * 1e6 / number
+
+
+def _load_pycute() -> Any | None:
+    """Return NVIDIA's pycute when importable (it ships in the nvidia-cutlass wheel), else None."""
+    try:
+        import pycute  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    needed = ("Layout", "composition", "logical_divide", "zipped_divide", "complement")
+    return pycute if all(hasattr(pycute, n) for n in needed) else None
+
+
+def _fmt(x: float | None, suffix: str = "") -> str:
+    return "n/a" if x is None else f"{x:.2f}{suffix}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the table; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m cute_layout.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=2000, help="calls per timeit run of the repeated call")
+    parser.add_argument("--repeat", type=int, default=7, help="timeit runs; the best is reported")
+    parser.add_argument("--quick", action="store_true", help="one call per run, one run (proves it runs)")
+    args = parser.parse_args(argv)
+    number, repeat = (1, 1) if args.quick else (max(args.number, 1), max(args.repeat, 1))
+    # the first-call timing takes the best of this many single calls, each on fresh operands and caches
+    first_samples = 1 if args.quick else 20 * repeat
+
+    import cute_layout
+
+    pycute = _load_pycute()
+    ref_label = "pycute live" if pycute is not None else "pycute (quoted)"
+    print(f"cute_layout {cute_layout.__version__} benchmark: per call, microseconds, best of {repeat} runs")
+    if pycute is None:
+        print("NVIDIA pycute is not importable: its column shows the figures quoted in the issue "
+              "(install nvidia-cutlass, which ships pycute, to time it live)")
+    header = f"{'operation':<66} {ref_label:>15} {'first':>9} {'ratio':>7} {'repeated':>9}  targets"
+    print(header)
+    print("-" * len(header))
+    failures = 0
+    for case in cases():
+        first, repeated = measure(cute_layout, case, first_samples, number, repeat, clear=True)
+        ref: float | None
+        if pycute is not None and case.in_pycute:
+            ref, _ = measure(pycute, case, first_samples, 1, 1, clear=False)
+            ref_text = _fmt(ref)
+        elif case.reference_us is not None:
+            lo, hi = case.reference_us
+            ref = lo
+            ref_text = f"{lo:g}" if lo == hi else f"{lo:g}-{hi:g}"
+            ref_text = "~" + ref_text if lo == hi else ref_text
+        else:
+            ref, ref_text = None, "n/a"
+        ratio = None if ref is None else ref / first
+        marks = []
+        if ratio is not None:
+            ok = ratio >= FIRST_CALL_SPEEDUP_TARGET
+            marks.append("first " + ("ok" if ok else "MISSED"))
+            failures += not ok
+        ok = repeated <= REPEATED_CALL_TARGET_US
+        marks.append("repeated " + ("ok" if ok else "MISSED"))
+        failures += not ok
+        print(f"{case.name:<66} {ref_text:>15} {_fmt(first):>9} {_fmt(ratio, 'x'):>7} {_fmt(repeated):>9}  "
+              + ", ".join(marks))
+    print(f"ratio = pycute / first call (quoted ranges use their low end); targets: ratio >= "
+          f"{FIRST_CALL_SPEEDUP_TARGET:g}x, repeated <= {REPEATED_CALL_TARGET_US:g} us; {failures} missed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,53 @@
+"""cute-runtime: load PTX/cubin kernels and AOT bundles, pack arguments, launch on a stream.
+
+Importing it needs neither MLIR nor a GPU; the first operation that needs a GPU says when there is none.
+"""
+
+from __future__ import annotations
+
+from .__about__ import __version__
+from .arch import Arch, cubin_runs_on, parse_arch, ptx_runs_on
+from .bundle import Bundle, load_bundle
+from .device import DeviceProperties, device_arch, device_properties
+from .driver import available as gpu_available
+from .entry import KernelEntry, canonical_spec, file_stem, spec_digest
+from .errors import ArchMismatchError, BundleError, DriverError, KernelNotFoundError, NoDeviceError
+from .kernel import Kernel
+from .params import KINDS, Param, ParamBuffer, ParamLayout
+from .pointers import device_pointer
+from .stream import current_stream, set_stream_provider, stream_handle
+from .tma import TensorMap, encode_tiled
+
+__all__ = [
+    "KINDS",
+    "Arch",
+    "ArchMismatchError",
+    "Bundle",
+    "BundleError",
+    "DeviceProperties",
+    "DriverError",
+    "Kernel",
+    "KernelEntry",
+    "KernelNotFoundError",
+    "NoDeviceError",
+    "Param",
+    "ParamBuffer",
+    "ParamLayout",
+    "TensorMap",
+    "__version__",
+    "canonical_spec",
+    "cubin_runs_on",
+    "current_stream",
+    "device_arch",
+    "device_pointer",
+    "device_properties",
+    "encode_tiled",
+    "file_stem",
+    "gpu_available",
+    "load_bundle",
+    "parse_arch",
+    "ptx_runs_on",
+    "set_stream_provider",
+    "spec_digest",
+    "stream_handle",
+]

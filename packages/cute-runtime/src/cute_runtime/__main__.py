@@ -1,0 +1,58 @@
+"""Command line: `python -m cute_runtime info` (GPUs) and `python -m cute_runtime bundle DIR` (a bundle)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from . import __version__, driver
+from .bundle import load_bundle
+from .errors import BundleError
+
+
+def _info() -> int:
+    reason = driver.unavailable_reason()
+    if reason is not None:
+        print(f"cute-runtime {__version__}: {reason}")
+        return 1
+    from .device import device_properties
+
+    for ordinal in range(driver.device_count()):
+        print(json.dumps(device_properties(ordinal).as_dict(), indent=2))
+    return 0
+
+
+def _bundle(path: str) -> int:
+    try:
+        bundle = load_bundle(path)
+    except BundleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{bundle.path}: {len(bundle)} kernels, sha256 verified")
+    for item in bundle.items:
+        sig = ", ".join(f"{p.name}: {p.kind}" for p in item.entry.params)
+        payloads = "+".join(k for k, v in (("cubin", item.cubin), ("ptx", item.ptx)) if v is not None)
+        print(
+            f"  {item.entry.name}({sig})  arch={item.entry.arch} [{payloads}] block={list(item.entry.block)} "
+            f"cluster={list(item.entry.cluster)} smem={item.entry.dynamic_smem}"
+        )
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="cute-runtime", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("info", help="print the properties of every visible GPU")
+    b = sub.add_parser("bundle", help="verify an AOT bundle and list its kernels")
+    b.add_argument("path")
+    args = parser.parse_args(argv)
+    if args.command == "info":
+        return _info()
+    return _bundle(args.path)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

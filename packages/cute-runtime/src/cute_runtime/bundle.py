@@ -1,0 +1,252 @@
+"""AOT bundles: a directory (or a zip of one) with manifest.json, cubins and PTX; read, verified and launched
+without cute-ir or MLIR."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .__about__ import __version__
+from .arch import (
+    compute_capability,
+    cubin_runs_on,
+    device_arch_name,
+    parse_arch,
+    ptx_entries,
+    ptx_runs_on,
+    ptx_target,
+)
+from .entry import KernelEntry, canonical_spec
+from .errors import ArchMismatchError, BundleError, KernelNotFoundError
+from .kernel import Kernel
+
+FORMAT = "cute-bundle"
+VERSION = 1
+MANIFEST = "manifest.json"
+
+
+@dataclass(frozen=True)
+class BundleItem:
+    """One kernel of a bundle: its entry dict (as in the manifest), parsed entry and verified payloads."""
+
+    raw: dict[str, Any]
+    entry: KernelEntry
+    cubin: bytes | None
+    ptx: str | None
+    ptx_arch: str | None
+
+
+def _check_file_name(bundle: str, where: str, name: Any) -> str:
+    if (
+        not isinstance(name, str)
+        or not name
+        or "/" in name
+        or "\\" in name
+        or name in (".", "..")
+        or name == MANIFEST
+    ):
+        raise BundleError(f"bundle {bundle}: {where} {name!r} must be a plain file name inside the bundle")
+    return name
+
+
+class _DirReader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def read(self, name: str) -> bytes | None:
+        p = self.path / name
+        return p.read_bytes() if p.is_file() else None
+
+
+class _ZipReader:
+    def __init__(self, path: Path) -> None:
+        try:
+            self.zf = zipfile.ZipFile(path)
+        except zipfile.BadZipFile as exc:
+            raise BundleError(f"bundle {path}: not a directory and not a valid zip file ({exc})") from None
+        self.names = set(self.zf.namelist())
+
+    def read(self, name: str) -> bytes | None:
+        return self.zf.read(name) if name in self.names else None
+
+
+class Bundle:
+    """A verified AOT bundle: find kernels by spec and load them for the live device."""
+
+    def __init__(self, path: Path, manifest: dict[str, Any], items: list[BundleItem]) -> None:
+        self.path = path
+        self.manifest = manifest
+        self.items = items
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return (item.raw for item in self.items)
+
+    def __repr__(self) -> str:
+        return f"Bundle({str(self.path)!r}, {len(self.items)} kernels)"
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        """The manifest's kernel entries."""
+        return [item.raw for item in self.items]
+
+    def _candidates(self, spec: Any) -> list[BundleItem]:
+        key = canonical_spec(spec)
+        return [item for item in self.items if item.entry.key == key]
+
+    def item(self, spec: Any, arch: str | None = None) -> BundleItem | None:
+        """The bundle item for spec: with arch, the one built for exactly that target, else the best one whose
+        cubin runs on a device of that arch; without arch, the first one."""
+        found = self._candidates(spec)
+        if not found:
+            return None
+        if arch is None:
+            return found[0]
+        target = parse_arch(arch)
+        for item in found:
+            if item.entry.arch == target.name:
+                return item
+        runnable = [
+            i for i in found if i.cubin is not None and cubin_runs_on(i.entry.arch, target.compute_capability)
+        ]
+        return _best(runnable)
+
+    def find(self, spec: Any, arch: str | None = None) -> dict[str, Any] | None:
+        """The manifest entry for spec (see item() for how arch chooses), or None."""
+        item = self.item(spec, arch)
+        return None if item is None else item.raw
+
+    def select(self, spec: Any, device_arch: str | tuple[int, int]) -> BundleItem:
+        """The item to load on a device of that arch: a cubin that runs there, else PTX that JITs there."""
+        found = self._candidates(spec)
+        if not found:
+            raise KernelNotFoundError(
+                f"bundle {self.path}: no kernel for spec {canonical_spec(spec)} "
+                f"(it holds {len(self.items)} kernels)"
+            )
+        cc = compute_capability(device_arch)
+        by_cubin = [i for i in found if i.cubin is not None and cubin_runs_on(i.entry.arch, cc)]
+        if by_cubin:
+            return _best(by_cubin)
+        by_ptx = [i for i in found if i.ptx_arch is not None and ptx_runs_on(i.ptx_arch, cc)]
+        if by_ptx:
+            return max(by_ptx, key=lambda i: parse_arch(i.ptx_arch or "sm_10").compute_capability)
+        have = ", ".join(f"{i.entry.arch}" + (f" (PTX {i.ptx_arch})" if i.ptx_arch else "") for i in found)
+        raise ArchMismatchError(
+            f"bundle {self.path}: kernel {found[0].entry.name!r} was built for {have}; none runs on the "
+            f"device "
+            f"{device_arch_name(cc)} (compute capability {cc[0]}.{cc[1]})"
+        )
+
+    def load_kernel(
+        self, spec: Any, device_arch: str | tuple[int, int] | None = None, *, device: int | None = None
+    ) -> Kernel:
+        """A Kernel for spec that runs on the device (default: the live current device, queried through the
+        driver); ArchMismatchError naming both archs when nothing in the bundle runs there."""
+        if device_arch is None:
+            from .device import device_properties
+
+            device_arch = device_properties(device).compute_capability
+        item = self.select(spec, device_arch)
+        cc = compute_capability(device_arch)
+        cubin = item.cubin if item.cubin is not None and cubin_runs_on(item.entry.arch, cc) else None
+        return Kernel(item.entry, cubin, item.ptx, device=device)
+
+
+def _best(items: list[BundleItem]) -> BundleItem | None:
+    if not items:
+        return None
+    # Prefer the most specific target: 'a' targets first, then the highest minor version.
+    return max(items, key=lambda i: (parse_arch(i.entry.arch).suffix == "a", parse_arch(i.entry.arch).minor))
+
+
+def _read_payload(reader: Any, bundle: str, where: str, name: str, expected: Any) -> bytes:
+    data = reader.read(name)
+    if data is None:
+        raise BundleError(f"bundle {bundle}: {where} names {name!r}, which is missing from the bundle")
+    if not isinstance(expected, str) or len(expected) != 64:
+        raise BundleError(f"bundle {bundle}: {where} has no valid sha256 for {name!r}")
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected.lower():
+        raise BundleError(
+            f"bundle {bundle}: {name!r} is corrupt: its sha256 is {actual}, the manifest says {expected}"
+        )
+    return data
+
+
+def load_bundle(path: str | Path) -> Bundle:
+    """Read and verify a bundle directory (or a zip of one): format, version, entries, payload sha256."""
+    p = Path(path)
+    if p.is_dir():
+        reader: Any = _DirReader(p)
+    elif p.is_file():
+        reader = _ZipReader(p)
+    else:
+        raise BundleError(f"bundle {p}: no such directory or file")
+    bundle = str(p)
+    raw = reader.read(MANIFEST)
+    if raw is None:
+        raise BundleError(f"bundle {bundle}: {MANIFEST} is missing")
+    try:
+        manifest = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BundleError(f"bundle {bundle}: {MANIFEST} is not valid JSON ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
+        raise BundleError(
+            f"bundle {bundle}: {MANIFEST} is not a cute bundle (format {found!r}, expected {FORMAT!r})"
+        )
+    version = manifest.get("version")
+    if version != VERSION or isinstance(version, bool):
+        raise BundleError(
+            f"bundle {bundle}: format version {version!r} is not supported by cute-runtime {__version__}, "
+            f"which reads version {VERSION}"
+        )
+    kernels = manifest.get("kernels")
+    if not isinstance(kernels, list):
+        raise BundleError(f"bundle {bundle}: {MANIFEST} 'kernels' must be a list")
+    items: list[BundleItem] = []
+    seen: dict[tuple[str, str], int] = {}
+    for i, d in enumerate(kernels):
+        where = f"kernels[{i}]"
+        try:
+            entry = KernelEntry.from_dict(d, where)
+        except ValueError as exc:
+            raise BundleError(f"bundle {bundle}: {exc}") from None
+        ident = (entry.key, entry.arch)
+        if ident in seen:
+            raise BundleError(f"bundle {bundle}: {where} repeats the spec and arch of kernels[{seen[ident]}]")
+        seen[ident] = i
+        sha = d.get("sha256")
+        if not isinstance(sha, dict):
+            raise BundleError(
+                f"bundle {bundle}: {where}.sha256 must be an object {{'cubin': hex, 'ptx': hex}}"
+            )
+        cubin_name, ptx_name = d.get("cubin"), d.get("ptx")
+        if cubin_name is None and ptx_name is None:
+            raise BundleError(f"bundle {bundle}: {where} names neither a cubin nor a PTX file")
+        cubin = ptx = ptx_arch = None
+        if cubin_name is not None:
+            cubin_name = _check_file_name(bundle, f"{where}.cubin", cubin_name)
+            cubin = _read_payload(reader, bundle, where, cubin_name, sha.get("cubin"))
+        if ptx_name is not None:
+            ptx_name = _check_file_name(bundle, f"{where}.ptx", ptx_name)
+            data = _read_payload(reader, bundle, where, ptx_name, sha.get("ptx"))
+            try:
+                ptx = data.decode("utf-8")
+                ptx_arch = ptx_target(ptx)
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise BundleError(f"bundle {bundle}: {ptx_name!r} is not PTX text ({exc})") from None
+            if entry.name not in ptx_entries(ptx):
+                raise BundleError(
+                    f"bundle {bundle}: {ptx_name!r} declares no `.entry {entry.name}` ({where}.name)"
+                )
+        items.append(BundleItem(d, entry, cubin, ptx, ptx_arch))
+    return Bundle(p, manifest, items)
