@@ -123,3 +123,60 @@ def test_tensor_map_arguments(monkeypatch):
     assert c[3:6] == ([255, 127, 1], [512, 512 * 127], [64, 64, 1])  # C n-major: (N, M, L)
     assert a[8] == b[8] == c[8] == 3  # 128-byte swizzle
     assert all(x[6] == [1, 1, 1] and x[9] == 2 and x[10] == 0 for x in calls)
+
+
+@pytest.mark.parametrize(
+    ("a_major", "b_major", "c_major", "c_dtype"),
+    [("k", "k", "n", torch.float16), ("m", "n", "m", torch.bfloat16), ("k", "n", "m", torch.float32)],
+)
+def test_tensor_map_arguments_equal_cute_nvarch_plans(monkeypatch, a_major, b_major, c_major, c_dtype):
+    """The host's cuTensorMapEncodeTiled arguments equal cute-nvarch's TMA plan for that tensor and tile."""
+    from cute_examples.dense_gemm.plan import make_plan
+    from cute_nvarch.gmma_desc import GmmaLayoutType
+    from cute_nvarch.gmma_smem import make_gmma_smem_layout
+    from cute_nvarch.tma import make_tma_plan
+
+    calls = []
+    monkeypatch.setattr("cute_runtime.encode_tiled", lambda *args: calls.append(args) or args)
+    m, n, k = 300, 200, 136
+    ab = torch.bfloat16 if c_dtype is torch.bfloat16 else torch.float16
+    a = _row(m, k, dtype=ab) if a_major == "k" else _col(m, k, ld=304, dtype=ab)
+    b = _row(k, n, dtype=ab) if b_major == "n" else _col(k, n, dtype=ab)
+    c = _row(m, n, dtype=c_dtype) if c_major == "n" else _col(m, n, ld=304, dtype=c_dtype)
+    p = host.problem_of(a, b, c)
+    cfg = host.choose_config(p, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=(1, 1))
+    host.tensor_maps(p, cfg)
+    plan = make_plan(cfg)
+    name = {torch.float16: "Float16", torch.bfloat16: "BFloat16", torch.float32: "Float32"}
+    # (rows, cols) tensor modes as (MN, K[, L]) with their element strides; tile layouts of one stage
+    cases = [
+        (
+            (m, k, 1),
+            (a.stride()[0], a.stride()[1], m * k),
+            name[ab],
+            "K" if a_major == "k" else "MN",
+            128,
+            64,
+        ),
+        (
+            (n, k, 1),
+            (b.stride()[1], b.stride()[0], n * k),
+            name[ab],
+            "K" if b_major == "k" else "MN",
+            128,
+            64,
+        ),
+    ]
+    for (shape, stride, dt, major, tmn, tk), args in zip(cases, calls[:2], strict=True):
+        lay = make_gmma_smem_layout(dt, major, tmn, tk)
+        want = make_tma_plan(shape, stride, dt, lay).tensor_map_args
+        got = args[:2] + args[3:]
+        assert got[0:2] == want[0:2] and tuple(got[2][:2]) == want[2][:2]
+        assert tuple(got[3][:1]) == want[3][:1] and tuple(got[4]) == want[4] and got[6:] == want[6:]
+    lay = make_gmma_smem_layout(
+        name[c_dtype], "K" if c_major == "n" else "MN", 64, cfg.epi_n, layout_type=GmmaLayoutType.B128
+    )
+    want = make_tma_plan((m, n, 1), (c.stride()[0], c.stride()[1], m * n), name[c_dtype], lay).tensor_map_args
+    got = calls[2][:2] + calls[2][3:]
+    assert tuple(got[2][:2]) == want[2][:2] and tuple(got[4]) == want[4] and got[6:] == want[6:]
+    assert plan.epi.box_dims == tuple(want[4][:2])

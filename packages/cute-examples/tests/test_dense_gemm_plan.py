@@ -146,3 +146,61 @@ def test_schedule_orders():
         (0, 2),
         (1, 2),
     ]
+
+
+@pytest.mark.parametrize(
+    ("c_dtype", "c_major", "acc_dtype"),
+    [
+        ("float16", "n", "float32"),
+        ("bfloat16", "m", "float32"),
+        ("float32", "n", "float32"),
+        ("float32", "m", "float16"),
+        ("float16", "m", "float16"),
+    ],
+)
+def test_epilogue_puts_every_accumulator_where_the_staging_layout_says(c_dtype, c_major, acc_dtype):
+    """Emulate stmatrix (and the f32 stores) with the kernel's index functions: every C element of every chunk
+    lands at the staging layout's offset of its (row, col), and nothing else is written."""
+    from cute_examples.dense_gemm.epilogue import f32_store_coords, stmatrix_pair_values, stmatrix_row_coords
+
+    cfg = GemmConfig(c_dtype=c_dtype, c_major=c_major, acc_dtype=acc_dtype, tile_n=128)
+    p = make_plan(cfg)
+    epi, eb = p.epi, cfg.c_bytes
+    trans = c_major == "m"
+
+    def coords(t, v):  # (row, col) of accumulator value v of thread t, from the nvarch C layout
+        vr, vc = p.c_value_coords[v]
+        return 16 * (t // 32) + (t % 32) // 4 + vr, 2 * (t % 4) + vc
+
+    for chunk in range(cfg.tile_n // cfg.epi_n):
+        mem = {}
+        groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
+        for w in range(4):
+            for j in groups:
+                jloc = j - chunk * cfg.epi_n // 8
+                if eb == 2:
+                    if (j - groups[0]) % 2:
+                        continue
+                    addr = [epi.offset(*stmatrix_row_coords(w, lane, jloc, trans)) for lane in range(32)]
+                    for lane in range(32):
+                        for q, pair in enumerate(stmatrix_pair_values(j)):
+                            for e, v in enumerate(pair):
+                                mr, mc = lane // 4, 2 * (lane % 4) + e  # the element's place in matrix q
+                                dst = addr[8 * q + mc] + eb * mr if trans else addr[8 * q + mr] + eb * mc
+                                r, c = coords(32 * w + lane, v)
+                                assert dst not in mem
+                                mem[dst] = (r, c - chunk * cfg.epi_n)
+                else:
+                    for lane in range(32):
+                        for h in (0, 1):
+                            r0, c0 = f32_store_coords(w, lane, jloc, h)
+                            for e in (0, 1):
+                                dst = epi.offset(r0, c0) + 4 * e if c_major == "n" else epi.offset(r0, c0 + e)
+                                r, c = coords(32 * w + lane, 4 * j + 2 * h + e)
+                                assert (r, c - chunk * cfg.epi_n) == (r0, c0 + e)
+                                assert dst not in mem
+                                mem[dst] = (r, c - chunk * cfg.epi_n)
+        assert len(mem) == 64 * cfg.epi_n
+        for r in range(64):
+            for c in range(cfg.epi_n):
+                assert mem[epi.offset(r, c)] == (r, c), (chunk, r, c)

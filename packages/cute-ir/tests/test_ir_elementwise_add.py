@@ -22,11 +22,18 @@ kernel = pytest.importorskip("cute_examples.elementwise_add.kernel")
 DTYPES = ["float32", "float16", "bfloat16", "int32"]
 
 
+# (threads_m, values_m): the default (1 x 128 threads, one 128-bit vector each), and CuTeDSL's walkthrough
+# layouts thr (4,32):(32,1) x val (4,V):(V,1)
+LAYOUTS = [(1, 1), (4, 4)]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str) -> None:
-    """Each dtype x target: PTX with 128-bit nc loads issued before the adds, and ptxas reports no spills."""
-    kd = kernel.build_elementwise_add(dtype, 128, target)
+def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, layout: tuple) -> None:
+    """Each dtype x target x layout: 128-bit nc loads all issued before the adds, ptxas reports no spills."""
+    threads_m, values_m = layout
+    kd = kernel.build_elementwise_add(dtype, 128, target, threads_m=threads_m, values_m=values_m)
     art = stages.compile(kd)
     r = art.resources
     assert r["spill_stores"] == 0 and r["spill_loads"] == 0 and r["local_memory"] == 0
@@ -34,22 +41,25 @@ def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str) -> 
     ptx = art.ptx
     assert f".target {target}" in ptx and ".version 8.0" in ptx
     assert ".local" not in ptx
+    bits = 32 if dtype in ("float32", "int32") else 16
+    v = 128 // bits
+    # the full-tile path comes first: 2 * values_m vector loads, then the adds, then values_m vector stores
     fast = ptx[ptx.index("ld.global.nc.v4") : ptx.index("st.global.v4")]
     loads = re.findall(r"ld\.global\.nc\.v4\.\w+", fast)
-    assert len(loads) == 8  # 4 vectors of A and 4 of B per thread, all before the first add
-    data_ops = re.findall(
-        r"^\s*(add\.rn\.f32|add\.rn\.f16x2|add\.rn\.bf16x2|fma\.rn\.bf16x2|add\.s32)\b", fast, re.M
-    )
-    assert len(data_ops) == 16  # f16x2/bf16x2 pairs for 16-bit types: 16 ops cover 32 elements
+    assert len(loads) == 2 * values_m
+    ops = r"^\s*(add\.rn\.f32|add\.rn\.f16x2|add\.rn\.bf16x2|fma\.rn\.bf16x2|add\.s32)\b"
+    data_ops = re.findall(ops, fast, re.M)
+    assert len(data_ops) == values_m * v // (2 if bits == 16 else 1)  # 16-bit types add in pairs
     first = re.search(r"^\s*" + re.escape(data_ops[0]), fast, re.M)
     assert first.start() > fast.rindex("ld.global.nc.v4")
-    assert len(re.findall(r"st\.global\.v4\.\w+", ptx)) == 4
+    # the partial-tile path keeps whole in-bounds vectors vectorized too
+    assert len(re.findall(r"ld\.global\.nc\.v4", ptx)) == 4 * values_m
+    assert len(re.findall(r"st\.global\.v4\.\w+", ptx)) == 2 * values_m
     entry = art.entry
     assert entry["name"] == kd.name and entry["arch"] == target
     assert [p["kind"] for p in entry["params"]] == ["ptr"] * 3 + ["i32"] * 2 + ["i64"] * 6
     assert entry["launch"] == {"block": [128, 1, 1], "cluster": [1, 1, 1], "dynamic_smem": 0}
-    bits = 32 if dtype in ("float32", "int32") else 16
-    assert entry["spec"]["tile"] == [16, 32 * (128 // bits)]
+    assert entry["spec"]["tile"] == [threads_m * values_m, 128 // threads_m * v]
 
 
 def test_strided_variant_and_32_bit_offsets_assemble() -> None:
@@ -63,9 +73,15 @@ def test_strided_variant_and_32_bit_offsets_assemble() -> None:
 
 def test_spec_and_grid_rule() -> None:
     """The spec records dtype, variant, tile; grid_for covers (M, N) with tiles; bad input is refused."""
-    spec = kernel.elementwise_add_spec("bf16", "vec")
+    spec = kernel.elementwise_add_spec("bf16", "vec", threads_m=4, values_m=4)
     assert spec["dtype"] == "bfloat16" and spec["tile"] == [16, 256] and spec["variant"] == "vec"
+    assert spec["thr_layout"] == "(4,32):(32,1)" and spec["val_layout"] == "(4,8):(8,1)"
     assert kernel.grid_for(spec, 17, 257) == (2 * 2, 1, 1)
+    assert kernel.grid_for(kernel.elementwise_add_spec("f32"), 3, 1000) == (3 * 2, 1, 1)
+    g2 = kernel.elementwise_add_spec("f32", raster="grid2d")
+    assert kernel.grid_for(g2, 3, 1000) == (2, 3, 1)
+    with pytest.raises(ValueError, match="grid2d"):
+        kernel.grid_for(g2, 70000, 5)
     assert kernel.grid_for(spec, 0, 5) == (0, 1, 1)
     with pytest.raises(ValueError):
         kernel.elementwise_add_spec("float64")

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import strategies as st
-
 from cute_layout import Layout
 from cute_layout.int_tuple import product
+from hypothesis import strategies as st
 
 # ------------------------------------------------------------------------------------------------
 # Profiles: nest a flat list of leaves into a random tuple structure
@@ -26,7 +25,9 @@ def nestings(draw: Any, n: int, max_depth: int = 3) -> Any:
         if depth >= max_depth:
             return tuple(None for _ in range(k))
         groups = draw(st.integers(min_value=1, max_value=k))
-        cuts = sorted(draw(st.lists(st.integers(1, k - 1), min_size=groups - 1, max_size=groups - 1, unique=True)))
+        cuts = sorted(
+            draw(st.lists(st.integers(1, k - 1), min_size=groups - 1, max_size=groups - 1, unique=True))
+        )
         sizes = [b - a for a, b in zip([0] + cuts, cuts + [k])]  # noqa: B905
         return tuple(build(s, depth + 1) for s in sizes)
 
@@ -70,7 +71,9 @@ def layouts(
     strides = []
     acc = 1
     for s in shapes:
-        kind = draw(st.sampled_from(["compact", "random", "zero", "gap"] if zero else ["compact", "random", "gap"]))
+        kind = draw(
+            st.sampled_from(["compact", "random", "zero", "gap"] if zero else ["compact", "random", "gap"])
+        )
         if kind == "compact":
             d = acc
         elif kind == "gap":

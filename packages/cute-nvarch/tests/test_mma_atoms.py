@@ -157,6 +157,7 @@ def test_wgmma_names_and_ptx() -> None:
     assert a.name == "SM90_64x128x16_F32F16F16_SS"
     assert a.ptx == "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"
     assert (a.a_major, a.b_major) == (Major.K, Major.MN) and int(a.b_major) == 1  # imm-trans-b
+    assert (a.a_layout, a.b_layout) == ("row", "row")  # PTX/NVVM names: A K-major = row, B N-major = row
     assert a.arch == "sm_90a" and a.num_threads == 128 and a.is_wgmma
     assert (a.c_registers, a.a_registers, a.b_registers) == (64, 2, 2)
     h = nv.make_wgmma_atom("f16", "f16", "f16", 256)
@@ -179,6 +180,7 @@ def test_sm80_names_and_ptx() -> None:
     assert a.name == "SM80_16x8x16_F32BF16BF16F32_TN"
     assert a.ptx == "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
     assert a.num_threads == 32 and a.arch == "sm_80" and not a.is_wgmma
+    assert (a.a_layout, a.b_layout) == ("row", "col")  # mma.sync ... .row.col
     assert (a.a_registers, a.b_registers, a.c_registers) == (4, 2, 4)
     t = nv.make_mma_sync_atom("tf32", "tf32", "f32", (16, 8, 8))
     assert t.ptx == "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"

@@ -18,8 +18,9 @@ Layout leaves are Python ints or `cute_ir.values.Int` (run-time) values; identit
 Copies group values that are contiguous in memory (a first flattened mode of static stride 1) into vectors
 of up to `vector_bits` (128 by default) when the element offsets are provably aligned: the pointer's `align`
 and the offsets' known divisibility (`Int.divby`, set by `assume_divisible` on strides) decide, never a
-guess; otherwise they fall back to narrower accesses. Predicated copies guard every element: loads
-branch-free (a false element reads the first element and yields 0), stores under their own `scf.if`.
+guess; otherwise they fall back to narrower accesses. Predicated copies keep a vector whole when all its
+elements are in bounds (one run-time check per vector) and otherwise go element by element: loads branch-free
+(a false element reads the tensor's first element and yields 0), stores each under its own `scf.if`.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from . import dtypes as _dtypes
-from .control import if_
+from .control import if_, if_values
 from .values import Bool, Int, _div_of, select
 
 __all__ = [
@@ -566,53 +567,97 @@ def copy(
         always = pred is None or all(p is True for p in pred[g : g + w])
         never = pred is not None and all(p is False for p in pred[g : g + w])
         groups.append((g, always, never))
-    if is_load:
-        vtype = ir.VectorType.get([w], et) if w > 1 else et
-        for g, always, never in groups:
-            if never:
+    vtype = ir.VectorType.get([w], et) if w > 1 else et
+    for g, always, never in groups:
+        if never:
+            if is_load:
                 for j in range(w):
                     frag[g + j] = _zero(mem.dtype)
-            elif always:
-                v = llvm.load(vtype, _gep(mem, offsets[g]), alignment=w * nbytes)
-                if w == 1:
-                    frag[g] = v
-                else:
-                    for j in range(w):
-                        frag.values[g + j] = _Lane(v, j, w)
+            continue
+        # offsets (and the group predicate) are computed here, outside any branch, so that every region
+        # below may use them
+        offs = [offsets[g + j] for j in range(w)]
+        if always:
+            gp: Bool | bool = True
+        else:
+            gp = True
+            for j in range(w):
+                gp = gp & pred[g + j]
+        if is_load:
+            frag_group = _load_group(mem, offs, vtype, w, nbytes, gp, None if always else pred[g : g + w])
+            if w == 1:
+                frag[g] = frag_group
             else:
-                # Branch-free predicated load: a false element reads the tensor's first element (valid
-                # whenever the tensor is non-empty) and yields 0; no scf.if, so partial tiles compile fast.
                 for j in range(w):
-                    k = g + j
-                    p = pred[k]
-                    if p is True:
-                        frag[k] = _load_scalar(mem, offsets[k])
-                    elif p is False:
-                        frag[k] = _zero(mem.dtype)
-                    else:
-                        v = _load_scalar(mem, select(p, offsets[k], 0))
-                        frag[k] = arith.select(p.value, v, _zero(mem.dtype))
+                    frag.values[g + j] = _Lane(frag_group, j, w)
+        else:
+            run = _vector_run(frag.values, g) if w > 1 else None
+            if w == 1:
+                v = frag[g]
+            elif run is not None and run[1] == w:
+                v = run[0]
+            else:
+                v = llvm.mlir_poison(vtype)
+                for j in range(w):
+                    v = llvm.insertelement(v, frag[g + j], arith.constant(i32, j))
+            _store_group(mem, offs, v, w, nbytes, gp, None if always else pred[g : g + w])
+
+
+def _load_group(mem: Tensor, offs: list, vtype: ir.Type, w: int, nbytes: int, gp: object,
+                preds: list | None) -> ir.Value:
+    """One access group: a vector (or scalar) load; under a run-time group predicate, the whole vector when
+    every element is in bounds, else each element branch-free (a false one reads element 0 and yields 0)."""
+
+    def vector() -> list[ir.Value]:
+        return [llvm.load(vtype, _gep(mem, offs[0]), alignment=w * nbytes)]
+
+    def elementwise() -> list[ir.Value]:
+        zero = _zero(mem.dtype)
+        vals = []
+        for j in range(w):
+            p = preds[j]
+            if p is True:
+                vals.append(_load_scalar(mem, offs[j]))
+            elif p is False:
+                vals.append(zero)
+            else:
+                x = _load_scalar(mem, select(p, offs[j], 0))
+                vals.append(arith.select(p.value, x, zero))
+        if w == 1:
+            return vals
+        v = llvm.mlir_poison(vtype)
+        i32 = ir.IntegerType.get_signless(32)
+        for j, x in enumerate(vals):
+            v = llvm.insertelement(v, x, arith.constant(i32, j))
+        return [v]
+
+    if gp is True:
+        return vector()[0]
+    if w == 1:
+        return elementwise()[0]
+    return if_values(gp, [vtype], vector, elementwise)[0]
+
+
+def _store_group(mem: Tensor, offs: list, v: ir.Value, w: int, nbytes: int, gp: object,
+                 preds: list | None) -> None:
+    """One access group: a vector (or scalar) store, guarded like _load_group (false elements untouched)."""
+
+    def vector() -> None:
+        llvm.store(v, _gep(mem, offs[0]), alignment=w * nbytes)
+
+    def elementwise() -> None:
+        i32 = ir.IntegerType.get_signless(32)
+        for j in range(w):
+
+            def one(j: int = j) -> None:
+                x = v if w == 1 else llvm.extractelement(v, arith.constant(i32, j))
+                _store_scalar(mem, offs[j], x)
+
+            if_(preds[j], one)
+
+    if gp is True:
+        vector()
+    elif w == 1:
+        elementwise()
     else:
-        vtype = ir.VectorType.get([w], et) if w > 1 else et
-        for g, always, never in groups:
-            if never:
-                continue
-            if always:
-                run = _vector_run(frag.values, g) if w > 1 else None
-                if w == 1:
-                    v = frag[g]
-                elif run is not None and run[1] == w:
-                    v = run[0]
-                else:
-                    v = llvm.mlir_poison(vtype)
-                    for j in range(w):
-                        v = llvm.insertelement(v, frag[g + j], arith.constant(i32, j))
-                llvm.store(v, _gep(mem, offsets[g]), alignment=w * nbytes)
-            else:
-                for j in range(w):
-                    k = g + j
-
-                    def _then(k: int = k) -> None:
-                        _store_scalar(mem, offsets[k], frag[k])
-
-                    if_(pred[k], _then)
+        if_(gp, vector, elementwise)

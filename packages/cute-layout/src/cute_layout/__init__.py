@@ -82,6 +82,8 @@ from .int_tuple import (
     repeat_like,
     round_up,
     shape_div,
+    shiftl,
+    shiftr,
     signum,
     slice_,
     static_int,
@@ -108,7 +110,7 @@ from .layout import (
     slice_and_offset,
     take,
 )
-from .product import (
+from .products import (
     blocked_product,
     flat_product,
     logical_product,
@@ -133,6 +135,8 @@ __all__ = [
     "is_tuple",
     "static_int",
     "signum",
+    "shiftl",
+    "shiftr",
     "flatten",
     "unflatten",
     "rank",

@@ -44,7 +44,11 @@ _MISS = object()
 
 
 def memoize(fn: F) -> F:
-    """Decorate `fn` so repeated calls with the same static arguments return the cached result."""
+    """Decorate `fn` so repeated calls with the same static arguments return the cached result.
+
+    The cache is looked up first (a Layout holding run-time values is unhashable, so such a call
+    never hits); on a miss the result is stored only if every argument is static.
+    """
     from .layout import Layout  # imported here: layout does not import this module
 
     cache: dict[Any, Any] = {}
@@ -56,6 +60,14 @@ def memoize(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return _call_kw(fn, cache, static, args, kwargs)
+        try:
+            result = get(args, miss)
+        except TypeError:  # an unhashable argument (or a layout holding run-time values)
+            return fn(*args)
+        if result is not miss:
+            return result
         for a in args:
             t = type(a)
             if t is Layout:
@@ -63,30 +75,37 @@ def memoize(fn: F) -> F:
                 if st is None:
                     st = a._cute_static
                 if not st:
-                    return fn(*args, **kwargs)
+                    return fn(*args)
             elif t is not int and a is not None and not static(a):
-                return fn(*args, **kwargs)
-        if kwargs:
-            if not static(tuple(kwargs.values())):
-                return fn(*args, **kwargs)
-            key: Any = (args, tuple(sorted(kwargs.items())))
-        else:
-            key = args
-        try:
-            result = get(key, miss)
-        except TypeError:  # an unhashable argument: compute without caching
-            return fn(*args, **kwargs)
-        if result is not miss:
-            return result
-        result = fn(*args, **kwargs)
+                return fn(*args)
+        result = fn(*args)
         if len(cache) >= limit:
             cache.clear()
-        cache[key] = result
+        cache[args] = result
         return result
 
     wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
     wrapper.cache = cache  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+def _call_kw(
+    fn: Callable[..., Any], cache: dict, static: Callable[[Any], bool], args: tuple, kwargs: dict
+) -> Any:
+    """The keyword-argument path of a memoized call (rare): value cache only."""
+    if not static(args) or not static(tuple(kwargs.values())):
+        return fn(*args, **kwargs)
+    key = (args, tuple(sorted(kwargs.items())))
+    try:
+        result = cache.get(key, _MISS)
+    except TypeError:
+        return fn(*args, **kwargs)
+    if result is _MISS:
+        result = fn(*args, **kwargs)
+        if len(cache) >= MAX_ENTRIES:
+            cache.clear()
+        cache[key] = result
+    return result
 
 
 def clear_caches() -> None:

@@ -135,7 +135,7 @@ def _filter_zeros(profile: Any, shape: Any) -> Any:
     if type(profile) is tuple:
         if type(shape) is not tuple or len(shape) != len(profile):
             raise ValueError(f"filter_zeros: profile {profile} does not match shape {shape}")
-        return tuple(_filter_zeros(p, s) for p, s in zip(profile, shape))  # noqa: B905
+        return tuple([_filter_zeros(p, s) for p, s in zip(profile, shape)])  # noqa: B905
     if type(profile) is int and profile == 0:
         return repeat_like(shape, 1)
     return shape
@@ -383,7 +383,7 @@ def _cpp_tree(lsh: Any, lst: Any, LS: tuple, LD: tuple, s: Any, d: Any) -> Any:
         parts = [_cpp_tree(lsh, lst, LS, LD, x, y) for x, y in zip(s, d)]  # noqa: B905
         if any(p is None for p in parts):
             return None
-        return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        return tuple([p[0] for p in parts]), tuple([p[1] for p in parts])
     if type(d) is ScaledBasis:
         sub = get(_mk(lsh, lst), *d.mode)
         return _cpp_leaf(*_coalesce_x(sub), s, d.value)
@@ -450,14 +450,15 @@ def _compose(lhs: Layout, rhs: Any) -> Any:
 
 
 @memoize
-def composition(lhs: Any, rhs: Any) -> Any:
-    """The layout R with R(c) == lhs(rhs(c)) for every coordinate c of rhs (rhs: layout or by-mode tiler).
+def composition(layoutA: Any, layoutB: Any) -> Any:
+    """The layout R with R(c) == A(B(c)) for every coordinate c of B (B: a layout or a by-mode tiler).
 
-    A tiler is a Layout, an int n (n:1), None (leave the mode), or a tuple of tilers applied by mode.
+    A tiler is a Layout, an int n (n:1), None (keep the mode), or a tuple of tilers applied by mode
+    (modes of A past the tiler are dropped, as CuTe C++ does).
     """
-    if type(lhs) is not Layout:
-        return _delegate(lhs, "compose", "composition", rhs)
-    return _compose(lhs, rhs)
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "compose", "composition", layoutB)
+    return _compose(layoutA, layoutB)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -739,7 +740,7 @@ def with_shape(layout: Any, *shape: Any) -> Any:
 def _upcast(s: Any, d: Any, n: int, layout: Layout) -> tuple[Any, Any]:
     if type(s) is tuple:
         pairs = [_upcast(x, y, n, layout) for x, y in zip(s, d)]  # noqa: B905
-        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        return tuple([p[0] for p in pairs]), tuple([p[1] for p in pairs])
     if type(d) is int:
         if d == 0:
             return s, d
@@ -767,7 +768,7 @@ def upcast(layout: Any, n: int) -> Layout:
 def _downcast(s: Any, d: Any, n: int) -> tuple[Any, Any]:
     if type(s) is tuple:
         pairs = [_downcast(x, y, n) for x, y in zip(s, d)]  # noqa: B905
-        return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        return tuple([p[0] for p in pairs]), tuple([p[1] for p in pairs])
     if type(d) is int and (d == 1 or d == -1):
         return s * n, d
     return s, d * n

@@ -57,6 +57,18 @@ def _ldiv_sd(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
             rd.append(b)
         return tuple(rs) + shape[n:], tuple(rd) + stride[n:]
     t = _as_tiler_layout(tiler, "logical_divide")
+    ts, td = t.shape, t.stride
+    if type(shape) is int and type(ts) is int and type(td) is int and ts > 1 and td > 0:
+        # fast path: a 1-D mode divided by a 1-D tiler s:d (the common by-mode case)
+        cur = ts * td
+        rest = -(-shape // cur)
+        if td == 1:
+            rsh, rst = (rest, cur) if rest != 1 else (1, 0)
+        elif rest != 1:
+            rsh, rst = (td, rest), (1, cur)
+        else:
+            rsh, rst = td, 1
+        return (ts, rsh), (td * stride, _scale(rst, stride))
     if type(shape) is not tuple:
         cot = shape
         LS, LD = (shape,), (stride,)
@@ -74,17 +86,26 @@ def _ldiv_sd(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
         raise ValueError(f"logical_divide({_mk(shape, stride)}, {t}): {e}") from None
 
 
+def _scale(d: Any, k: Any) -> Any:
+    """Every stride of `d` multiplied by `k` (static zeros stay zero)."""
+    if type(d) is tuple:
+        return tuple([_scale(x, k) for x in d])
+    return 0 if type(d) is int and d == 0 else d * k
+
+
 def _logical_divide(layout: Layout, tiler: Any) -> Layout:
     s, d = _ldiv_sd(layout.shape, layout.stride, tiler)
     return _mk(s, d)
 
 
 @memoize
-def logical_divide(layout: Any, tiler: Any) -> Any:
-    """Split `layout` by `tiler` into ((tile), (rest)) modes: composition with (tiler, complement)."""
-    if type(layout) is not Layout:
-        return _delegate(layout, "logical_divide", "logical_divide", tiler)
-    return _logical_divide(layout, tiler)
+def logical_divide(layoutA: Any, layoutB: Any) -> Any:
+    """Split layout A by tiler B into ((tile), (rest)) modes: A composed with (B, complement of B)."""
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "logical_divide", "logical_divide", layoutB)
+    if layoutB is None:
+        return layoutA
+    return _logical_divide(layoutA, layoutB)
 
 
 def _unzip2(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any, Any, Any]:
@@ -92,14 +113,15 @@ def _unzip2(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any, Any, Any]:
     if type(tiler) is tuple:
         if type(shape) is not tuple or len(shape) < len(tiler):
             raise ValueError(f"tile_unzip: {shape} does not have the modes of tiler {tiler}")
-        parts = [_unzip2(shape[i], stride[i], t) for i, t in enumerate(tiler)]
         n = len(tiler)
-        return (
-            tuple(p[0] for p in parts),
-            tuple(p[1] for p in parts),
-            tuple(p[2] for p in parts) + shape[n:],
-            tuple(p[3] for p in parts) + stride[n:],
-        )
+        ts, td, rs, rd = [], [], [], []
+        for i in range(n):
+            a, b, c, d = _unzip2(shape[i], stride[i], tiler[i])
+            ts.append(a)
+            td.append(b)
+            rs.append(c)
+            rd.append(d)
+        return tuple(ts), tuple(td), tuple(rs) + shape[n:], tuple(rd) + stride[n:]
     if tiler is None:
         return 1, 0, shape, stride
     if type(shape) is not tuple or len(shape) != 2:
@@ -129,13 +151,13 @@ def hier_unzip(splitter: Any, layoutA: Any, layoutB: Any) -> Layout:
 
 
 @memoize
-def zipped_divide(layout: Any, tiler: Any) -> Any:
+def zipped_divide(layoutA: Any, layoutB: Any) -> Any:
     """logical_divide gathered as ((tile modes...), (rest modes...))."""
-    if type(layout) is not Layout:
-        return _delegate(layout, "zipped_divide", "zipped_divide", tiler)
-    if tiler is None:
-        return _mk((1, layout.shape), (0, layout.stride))
-    return tile_unzip(_logical_divide(layout, tiler), tiler)
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "zipped_divide", "zipped_divide", layoutB)
+    if layoutB is None:
+        return _mk((1, layoutA.shape), (0, layoutA.stride))
+    return tile_unzip(_logical_divide(layoutA, layoutB), layoutB)
 
 
 def _unpack(mode_shape: Any, mode_stride: Any) -> tuple[tuple, tuple]:
@@ -145,11 +167,11 @@ def _unpack(mode_shape: Any, mode_stride: Any) -> tuple[tuple, tuple]:
 
 
 @memoize
-def tiled_divide(layout: Any, tiler: Any) -> Any:
+def tiled_divide(layoutA: Any, layoutB: Any) -> Any:
     """zipped_divide with the rest modes unpacked: ((tile modes...), rest0, rest1, ...)."""
-    if type(layout) is not Layout:
-        return _delegate(layout, "tiled_divide", "tiled_divide", tiler)
-    z = zipped_divide(layout, tiler)
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "tiled_divide", "tiled_divide", layoutB)
+    z = zipped_divide(layoutA, layoutB)
     rs, rd = _unpack(z.shape[1], z.stride[1])
     return _mk((z.shape[0],) + rs, (z.stride[0],) + rd)
 

@@ -32,6 +32,8 @@ __all__ = [
     "is_tuple",
     "static_int",
     "signum",
+    "shiftl",
+    "shiftr",
     "flatten",
     "unflatten",
     "rank",
@@ -136,6 +138,16 @@ def signum(a: Any) -> int:
     return (a > 0) - (a < 0)
 
 
+def shiftr(a: Any, s: int) -> Any:
+    """`a` shifted right by `s` bits (left by -s when s is negative), as pycute's shiftr."""
+    return a >> s if s >= 0 else a << -s
+
+
+def shiftl(a: Any, s: int) -> Any:
+    """`a` shifted left by `s` bits (right by -s when s is negative), as pycute's shiftl."""
+    return a << s if s >= 0 else a >> -s
+
+
 def _tdiv(a: int, b: int) -> int:
     """C-style division of static ints (truncates toward zero)."""
     q = abs(a) // abs(b)
@@ -185,7 +197,7 @@ def flatten(t: Any) -> Any:
 
 def _unflatten_from(profile: Any, it: Any) -> Any:
     if type(profile) is tuple:
-        return tuple(_unflatten_from(p, it) for p in profile)
+        return tuple([_unflatten_from(p, it) for p in profile])
     return next(it)
 
 
@@ -221,7 +233,9 @@ def depth(t: Any) -> int:
 def product(a: Any) -> Any:
     """Product of all leaves (1 for an empty tuple)."""
     if type(a) is not tuple:
-        return a
+        if not isinstance(a, tuple):
+            return a
+        a = tuple(a)
     r = 1
     for e in a:
         r = r * (product(e) if type(e) is tuple else e)
@@ -232,7 +246,7 @@ def product_each(a: Any) -> tuple:
     """Tuple of the products of each top-level mode (a leaf counts as one mode)."""
     if type(a) is not tuple:
         return (a,)
-    return tuple(product(e) if type(e) is tuple else e for e in a)
+    return tuple([product(e) if type(e) is tuple else e for e in a])
 
 
 def product_like(a: Any, guide: Any) -> Any:
@@ -240,7 +254,7 @@ def product_like(a: Any, guide: Any) -> Any:
     if type(guide) is tuple:
         if type(a) is not tuple or len(a) != len(guide):
             raise ValueError(f"product_like: {a} is not weakly congruent with guide {guide}")
-        return tuple(product_like(x, g) for x, g in zip(a, guide))  # noqa: B905
+        return tuple([product_like(x, g) for x, g in zip(a, guide)])  # noqa: B905
     return product(a)
 
 
@@ -264,7 +278,7 @@ def prefix_product(a: Any, init: Any = 1) -> Any:
         if type(init) is tuple:
             if len(a) != len(init):
                 raise ValueError(f"prefix_product: {a} and init {init} have different ranks")
-            return tuple(prefix_product(x, i) for x, i in zip(a, init))  # noqa: B905
+            return tuple([prefix_product(x, i) for x, i in zip(a, init)])  # noqa: B905
         r = []
         for v in a:
             r.append(prefix_product(v, init))
@@ -293,7 +307,7 @@ def shape_div(a: Any, b: Any) -> Any:
         if type(b) is tuple:
             if len(a) != len(b):
                 raise ValueError(f"shape_div: {a} and {b} have different ranks")
-            return tuple(shape_div(x, y) for x, y in zip(a, b))  # noqa: B905
+            return tuple([shape_div(x, y) for x, y in zip(a, b)])  # noqa: B905
         r = []
         for v in a:
             r.append(shape_div(v, b))
@@ -310,7 +324,7 @@ def ceil_div(a: Any, b: Any) -> Any:
         if type(b) is tuple:
             if len(a) < len(b):
                 raise ValueError(f"ceil_div: {b} has more modes than {a}")
-            return tuple(ceil_div(x, b[i] if i < len(b) else 1) for i, x in enumerate(a))
+            return tuple([ceil_div(x, b[i] if i < len(b) else 1) for i, x in enumerate(a)])
         r = []
         for v in a:
             r.append(ceil_div(v, b))
@@ -330,7 +344,7 @@ def round_up(a: Any, b: Any) -> Any:
     if type(a) is tuple and type(b) is tuple:
         if len(a) < len(b):
             raise ValueError(f"round_up: {b} has more modes than {a}")
-        return tuple(round_up(x, b[i] if i < len(b) else 1) for i, x in enumerate(a))
+        return tuple([round_up(x, b[i] if i < len(b) else 1) for i, x in enumerate(a)])
     return ceil_div(a, b) * b
 
 
@@ -339,7 +353,7 @@ def elem_scale(a: Any, b: Any) -> Any:
     if type(a) is tuple:
         if type(b) is not tuple or len(a) != len(b):
             raise ValueError(f"elem_scale: {a} and {b} are not congruent")
-        return tuple(elem_scale(x, y) for x, y in zip(a, b))  # noqa: B905
+        return tuple([elem_scale(x, y) for x, y in zip(a, b)])  # noqa: B905
     return a * product(b)
 
 
@@ -408,7 +422,7 @@ def evenly_divides(shape: Any, tiler: Any) -> bool:
 def repeat_like(t: Any, x: Any) -> Any:
     """A tuple congruent to `t` with `x` at every leaf."""
     if type(t) is tuple:
-        return tuple(repeat_like(e, x) for e in t)
+        return tuple([repeat_like(e, x) for e in t])
     return x
 
 
@@ -526,7 +540,7 @@ def crd2idx(crd: Any, shape: Any, stride: Any = None) -> Any:
 
 def _neg_tree(t: Any) -> Any:
     if type(t) is tuple:
-        return tuple(_neg_tree(e) for e in t)
+        return tuple([_neg_tree(e) for e in t])
     return -t
 
 
@@ -545,7 +559,7 @@ def _idx2crd_strided(idx: Any, shape: Any, stride: Any) -> Any:
     if type(shape) is tuple:
         if type(stride) is not tuple or len(stride) != len(shape):
             raise ValueError(f"idx2crd: shape {shape} and stride {stride} are not congruent")
-        return tuple(_idx2crd_strided(idx, s, d) for s, d in zip(shape, stride))  # noqa: B905
+        return tuple([_idx2crd_strided(idx, s, d) for s, d in zip(shape, stride)])  # noqa: B905
     if type(stride) is tuple:
         raise ValueError(f"idx2crd: shape {shape} and stride {stride} are not congruent")
     return _idx2crd_leaf(idx, shape, stride)
@@ -561,10 +575,10 @@ def idx2crd(idx: Any, shape: Any, stride: Any = None) -> Any:
         if type(shape) is not tuple or len(idx) != len(shape):
             raise ValueError(f"idx2crd: index {idx} does not match shape {shape}")
         if stride is None:
-            return tuple(idx2crd(i, s) for i, s in zip(idx, shape))  # noqa: B905
+            return tuple([idx2crd(i, s) for i, s in zip(idx, shape)])  # noqa: B905
         if type(stride) is not tuple or len(stride) != len(shape):
             raise ValueError(f"idx2crd: shape {shape} and stride {stride} are not congruent")
-        return tuple(idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride))  # noqa: B905
+        return tuple([idx2crd(i, s, d) for i, s, d in zip(idx, shape, stride)])  # noqa: B905
     if stride is None:
         if type(shape) is not tuple:
             return idx
@@ -589,8 +603,8 @@ def crd2crd(crd: Any, dst_shape: Any, src_shape: Any = None) -> Any:
         if len(crd) != len(dst_shape) or (src_shape is not None and len(src_shape) != len(crd)):
             raise ValueError(f"crd2crd: coordinate {crd} does not match shapes {src_shape} -> {dst_shape}")
         if src_shape is None:
-            return tuple(crd2crd(c, d) for c, d in zip(crd, dst_shape))  # noqa: B905
-        return tuple(crd2crd(c, d, s) for c, d, s in zip(crd, dst_shape, src_shape))  # noqa: B905
+            return tuple([crd2crd(c, d) for c, d in zip(crd, dst_shape)])  # noqa: B905
+        return tuple([crd2crd(c, d, s) for c, d, s in zip(crd, dst_shape, src_shape)])  # noqa: B905
     if type(crd) is tuple:
         if src_shape is None:
             raise ValueError(f"crd2crd: coordinate {crd} into {dst_shape} needs src_shape")
@@ -723,7 +737,7 @@ def compact_col_major(shape: Any, current: Any = 1) -> Any:
     if type(current) is tuple:
         if type(shape) is not tuple or len(shape) != len(current):
             raise ValueError(f"compact_col_major: {shape} and {current} have different ranks")
-        return tuple(compact_col_major(s, c) for s, c in zip(shape, current))  # noqa: B905
+        return tuple([compact_col_major(s, c) for s, c in zip(shape, current)])  # noqa: B905
     return _compact(shape, current, False)[0]
 
 
@@ -732,7 +746,7 @@ def compact_row_major(shape: Any, current: Any = 1) -> Any:
     if type(current) is tuple:
         if type(shape) is not tuple or len(shape) != len(current):
             raise ValueError(f"compact_row_major: {shape} and {current} have different ranks")
-        return tuple(compact_row_major(s, c) for s, c in zip(shape, current))  # noqa: B905
+        return tuple([compact_row_major(s, c) for s, c in zip(shape, current)])  # noqa: B905
     return _compact(shape, current, True)[0]
 
 
@@ -741,11 +755,11 @@ def compact_order(shape: Any, order: Any) -> Any:
     if not weakly_congruent(order, shape):
         raise ValueError(f"compact_order: order {order} is not weakly congruent with shape {shape}")
     ref_shape = _flatten(product_like(shape, order))
-    ref_order = tuple(static_int(o, "compact_order", "an order entry") for o in _flatten(order))
+    ref_order = tuple([static_int(o, "compact_order", "an order entry") for o in _flatten(order)])
 
     def build(s: Any, o: Any) -> Any:
         if type(o) is tuple:
-            return tuple(build(x, y) for x, y in zip(s, o))  # noqa: B905
+            return tuple([build(x, y) for x, y in zip(s, o)])  # noqa: B905
         start = 1
         for rs, ro in zip(ref_shape, ref_order):  # noqa: B905
             if ro < o:
@@ -874,7 +888,7 @@ def make_basis_like(shape: Any) -> Any:
 
     def build(s: Any, path: tuple) -> Any:
         if type(s) is tuple:
-            return tuple(build(e, path + (i,)) for i, e in enumerate(s))
+            return tuple([build(e, path + (i,)) for i, e in enumerate(s)])
         return ScaledBasis(1, path)
 
-    return tuple(build(e, (i,)) for i, e in enumerate(shape))
+    return tuple([build(e, (i,)) for i, e in enumerate(shape)])

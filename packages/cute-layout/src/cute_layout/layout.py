@@ -99,7 +99,7 @@ def _check_shape(s: Any, top: Any) -> Any:
             raise ValueError(f"Layout: shape leaves must be positive, got {s} in shape {top!r}")
         return s
     if t is tuple or t is list:
-        return tuple(_check_shape(e, top) for e in s)
+        return tuple([_check_shape(e, top) for e in s])
     if getattr(t, "__cute_int__", False):
         return s
     return _check_shape(_to_int(s, "shape", top), top)
@@ -110,7 +110,7 @@ def _check_stride(d: Any, s: Any, shape: Any, stride: Any) -> Any:
     if type(s) is tuple:
         if (t is not tuple and t is not list) or len(d) != len(s):
             raise ValueError(f"Layout: shape {shape!r} and stride {stride!r} are not congruent")
-        return tuple(_check_stride(x, y, shape, stride) for x, y in zip(d, s))  # noqa: B905
+        return tuple([_check_stride(x, y, shape, stride) for x, y in zip(d, s)])  # noqa: B905
     if t is int or t is ScaledBasis or getattr(t, "__cute_int__", False):
         return d
     if t is tuple or t is list:
@@ -328,7 +328,7 @@ class Layout(LayoutBase):
         crd = self.get_hier_coord(idx)
         if type(self.shape) is not tuple:
             return crd2idx(crd, self.shape)
-        return tuple(crd2idx(c, s) for c, s in zip(crd, self.shape))  # noqa: B905
+        return tuple([crd2idx(c, s) for c, s in zip(crd, self.shape)])  # noqa: B905
 
     def get_1d_coord(self, idx: Any) -> Any:
         """The colexicographic 1-D coordinate whose image is `idx` (compact layouts only)."""
@@ -355,7 +355,7 @@ def _modes(layout: Layout) -> list[Layout]:
 
 def _concat(layouts: Any) -> Layout:
     """The layout whose modes are `layouts` (CuTe's make_layout of layouts)."""
-    return _mk(tuple(a.shape for a in layouts), tuple(a.stride for a in layouts))
+    return _mk(tuple([a.shape for a in layouts]), tuple([a.stride for a in layouts]))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -365,9 +365,9 @@ def _concat(layouts: Any) -> Layout:
 
 def _is_shape_like(x: Any) -> bool:
     t = type(x)
-    if t is int or t is list or getattr(t, "__cute_int__", False):
+    if t is int or getattr(t, "__cute_int__", False):
         return True
-    if t is tuple:
+    if t is tuple or t is list:
         return not any(isinstance(e, LayoutBase) for e in x)
     return False
 
@@ -430,14 +430,15 @@ def _select_mode(x: Any, mode: Any) -> Any:
     return get(x, *mode)
 
 
-def size(a: Any, mode: Any = None) -> Any:
-    """Size of a layout's domain (or of the IntTuple `a`), optionally of sub-mode `mode` (int or path)."""
-    a = _select_mode(a, mode)
-    if type(a) is Layout:
-        return product(a.shape)
-    if isinstance(a, LayoutBase):
-        return a.size()  # type: ignore[attr-defined]
-    return product(a)
+def size(layout: Any, mode: Any = None) -> Any:
+    """Size of a layout's domain (or of an IntTuple), optionally of sub-mode `mode` (int or index path)."""
+    if mode is not None:
+        layout = _select_mode(layout, mode)
+    if type(layout) is Layout:
+        return product(layout.shape)
+    if isinstance(layout, LayoutBase):
+        return layout.size()  # type: ignore[attr-defined]
+    return product(layout)
 
 
 def _abs_stride(d: Any) -> Any:
@@ -516,9 +517,9 @@ def select(x: Any, *idx: int) -> Any:
     """The layout (or tuple) made of the modes `idx` of `x`, in that order."""
     if type(x) is Layout:
         shape, stride = _mode_tuple(x.shape), _mode_tuple(x.stride)
-        return _mk(tuple(shape[i] for i in idx), tuple(stride[i] for i in idx))
+        return _mk(tuple([shape[i] for i in idx]), tuple([stride[i] for i in idx]))
     t = _mode_tuple(x)
-    return tuple(t[i] for i in idx)
+    return tuple([t[i] for i in idx])
 
 
 def take(x: Any, begin: int, end: int) -> Any:

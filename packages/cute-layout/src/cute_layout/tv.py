@@ -8,7 +8,7 @@ from ._memo import memoize
 from .algebra import _compose, right_inverse
 from .int_tuple import product, product_each
 from .layout import Layout, _mk
-from .product import raked_product
+from .products import raked_product
 
 __all__ = ["make_layout_tv"]
 

@@ -15,7 +15,6 @@ LayoutLike = Any  # Layout | ComposedLayout
 __all__ = [
     "LayoutLike",
     "swizzle_of",
-    "as_position_independent",
     "split_swizzle",
     "rewrap",
     "flat_modes",
@@ -23,7 +22,8 @@ __all__ = [
     "recast_to_bits",
     "modes_of",
     "concat",
-    "image_counts",
+    "recast_bits_to_elements",
+    "size_of",
 ]
 
 
@@ -57,14 +57,6 @@ def swizzle_of(layout: LayoutLike) -> tuple[int, int, int] | None:
     """(bits, base, shift) of a layout's swizzle, or None for a plain Layout."""
     sw, _, _ = split_swizzle(layout)
     return None if sw is None else (sw.bits, sw.base, sw.shift)
-
-
-def as_position_independent(layout: LayoutLike) -> Layout:
-    """The inner Layout of a swizzled layout whose offset is 0 (the layout without its swizzle)."""
-    sw, off, inner = split_swizzle(layout)
-    if off:
-        raise ValueError(f"expected a swizzled layout with offset 0, got offset {off} in {layout}")
-    return inner
 
 
 def layout_shape_tuple(layout: Layout) -> tuple[Any, ...]:
@@ -141,14 +133,6 @@ def recast_to_bits(layout: Layout, from_bits: int, to_bits: int, func: str) -> L
         groups.append(coalesce(sub) if n > 1 else sub)
         i += n
     return concat(*groups) if len(groups) > 1 else groups[0]
-
-
-def image_counts(points: list[int]) -> dict[int, int]:
-    """How often each value occurs in a list of offsets."""
-    counts: dict[int, int] = {}
-    for p in points:
-        counts[p] = counts.get(p, 0) + 1
-    return counts
 
 
 def size_of(layout: LayoutLike) -> int:

@@ -71,6 +71,16 @@ class MmaAtom:
         return self.ptx.startswith("wgmma.")
 
     @property
+    def a_layout(self) -> str:
+        """A's PTX/NVVM layout name: "row" when K-major (no transpose), "col" when M-major."""
+        return "row" if self.a_major is Major.K else "col"
+
+    @property
+    def b_layout(self) -> str:
+        """B's PTX/NVVM layout name: "col" when K-major (no transpose), "row" when N-major."""
+        return "col" if self.b_major is Major.K else "row"
+
+    @property
     def num_c_values(self) -> int:
         """Accumulator elements each thread holds."""
         return _size_mode(self.layout_c_tv, 1)

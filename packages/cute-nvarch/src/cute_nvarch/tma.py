@@ -31,7 +31,6 @@ from cute_nvarch._layouts import (
     LayoutLike,
     concat,
     flat_modes,
-    layout_shape_tuple,
     modes_of,
     size_of,
     split_swizzle,
@@ -526,8 +525,7 @@ def make_tma_plan(
             raise ValueError(f"{func}: global stride of mode {i} ({sb} bytes) is not below 2^40")
         gstrides.append(sb)
 
-    smem_modes = [coalesce(m) for m in tile_modes]
-    smem_plain = concat(*smem_modes) if tile_rank > 1 else smem_modes[0]
+    smem_plain = concat(*[coalesce(m) for m in tile_modes])  # one top-level mode per tile mode
     return TmaPlan(
         dtype=dtype,
         data_type=dtype.tensor_map_data_type,
@@ -566,22 +564,12 @@ def make_tma_copy(plan: TmaPlan, op: str = "load") -> TiledCopy:
         atom = make_tma_store_atom(plan.dtype, plan.box_elements, plan.rank)
     else:
         raise ValueError(f"make_tma_copy: op must be 'load' or 'store', got {op!r}")
-    tile = layout_shape_tuple(plan.smem_layout)
-    tile_shape = (
-        tuple(size_of(m) for m in modes_of(plan.smem_layout))
-        if len(tile) > 1
-        else (size_of(plan.smem_layout),)
-    )
-    n = 1
-    for t in tile_shape:
-        n *= t
-    inner = concat(*[m for m in modes_of(plan.smem_layout)]) if len(tile) > 1 else plan.smem_layout
-    # Re-express the shared-memory layout over a plain (col-major) tile domain, then invert it.
-    s_over_tile = inner
-    inv = right_inverse(s_over_tile)
-    if size_of(inv) != n:
+    modes = modes_of(plan.smem_layout)
+    tile_shape = tuple(size_of(m) for m in modes)
+    inv = right_inverse(plan.smem_layout)  # shared-memory offset -> column-major tile index
+    if size_of(inv) != size_of(plan.smem_layout):
         raise ValueError(
-            f"make_tma_copy: the shared-memory layout {inner} is not compact; TMA fills it densely"
+            f"make_tma_copy: the shared-memory layout {plan.smem_layout} is not compact; TMA fills it densely"
         )
     layout_tv = concat(Layout(1, 0), inv)
     return make_tiled_copy(atom, layout_tv, tile_shape)

@@ -26,6 +26,7 @@ from cute_ir.values import Int
 from mlir import ir
 from mlir.dialects import arith, llvm, scf
 
+from .epilogue import f32_store_coords, stmatrix_pair_values, stmatrix_row_coords
 from .plan import GemmPlan
 from .schedule import num_units, unit_tile
 from .spec import CONSUMER_REGS, PRODUCER_REGS
@@ -80,15 +81,15 @@ class _Schedule:
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: Int, mask, my_slot) -> None:
     """TMA loads of this CTA's share of one operand stage (boxes distributed over the multicast group)."""
-    for i, box in enumerate(plan_op.boxes):
+    for box in plan_op.boxes:
         mn = tile_mn + box.mn if box.mn else tile_mn
         kk = k0 + box.k if box.k else k0
         coords = [kk, mn, batch] if plan_op.major == "k" else [mn, kk, batch]
         if plan_op.multicast == 1:
             H.tma_load(desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask)
             continue
-        # box i is loaded by the CTA at position i % multicast of the multicast group, for all of them
-        mine = _if(my_slot == i % plan_op.multicast)
+        # the CTA at position `slot` of the multicast group issues the box, for all of them
+        mine = _if(my_slot == box.slot)
         with ir.InsertionPoint(mine.then_block):
             H.tma_load(desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask)
             scf.yield_([])
@@ -133,6 +134,7 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
     wg = warp // 4
     tid_in_wg = tid % 128
 
+    # one thread initialises the barriers; everyone sees them after the CTA (or cluster) barrier
     pipe.init((tid == 0).value)
     if cfg.cluster_size > 1:
         H.cluster_arrive(relaxed=True)
@@ -142,8 +144,8 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
 
     sched = _Schedule(plan, m, n, kk, l, raster_n, swz_log)
 
-    is_producer = wg == 0
-    branch = scf.IfOp(is_producer.value, has_else=True)
+    # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
+    branch = scf.IfOp((wg == 0).value, has_else=True)
     with ir.InsertionPoint(branch.then_block):
         H.setmaxnreg_dec(PRODUCER_REGS)
         _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem)
@@ -283,37 +285,23 @@ def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_
         _named_sync(g, barrier_id)
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.c_bytes == 2:
-            # stmatrix x4 per pair of 8-column groups: matrices (rows 0-7 | 8-15) x (group j | j+1)
-            q = lane // 8
-            i = lane % 8
+            # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
             for j in list(groups)[::2]:
                 packed = []
-                for jj in (j, j + 1):
-                    for h in (0, 1):
-                        lo, hi = _pair(regs, shape, jj, h)
-                        packed.append(_pack16(lo, hi, c_elem, shape))
-                # register order: (j,h0) (j,h1) (j+1,h0) (j+1,h1) == matrices q = 0,1,2,3
+                for lo_v, hi_v in stmatrix_pair_values(j):
+                    lo, hi = _value(regs, shape, lo_v), _value(regs, shape, hi_v)
+                    packed.append(_pack16(lo, hi, c_elem, shape))
                 jloc = j - chunk * cfg.epi_n // 8
-                if cfg.c_major == "n":
-                    r = warp_in_wg * 16 + (q % 2) * 8 + i
-                    c = (q // 2) * 8 + jloc * 8
-                    addr = epi.offset(r, c)
-                    H.stmatrix(H.smem_offset(epi_wg, addr.value), packed)
-                else:
-                    r = warp_in_wg * 16 + (q % 2) * 8
-                    c = (q // 2) * 8 + jloc * 8 + i
-                    addr = epi.offset(r, c)
-                    H.stmatrix(H.smem_offset(epi_wg, addr.value), packed, trans=True)
+                trans = cfg.c_major == "m"
+                r, c = stmatrix_row_coords(warp_in_wg, lane, jloc, trans)
+                H.stmatrix(H.smem_offset(epi_wg, epi.offset(r, c).value), packed, trans=trans)
         else:
-            r0 = warp_in_wg * 16 + lane // 4
-            c0 = (lane % 4) * 2
             for j in groups:
                 jloc = j - chunk * cfg.epi_n // 8
                 for h in (0, 1):
-                    lo, hi = _pair(regs, shape, j, h)
-                    lo, hi = _to_f32(lo, shape), _to_f32(hi, shape)
-                    r = r0 + h * 8
-                    c = c0 + jloc * 8
+                    lo = _to_f32(_value(regs, shape, 4 * j + 2 * h), shape)
+                    hi = _to_f32(_value(regs, shape, 4 * j + 2 * h + 1), shape)
+                    r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
                     if cfg.c_major == "n":
                         vec = llvm.mlir_undef(ir.VectorType.get([2], f32))
                         vec = llvm.insertelement(vec, lo, _i32(0))
@@ -345,14 +333,11 @@ def _named_sync(g: Int, base_id: int) -> None:
     nvvm.barrier(None, barrier_id=bid, number_of_threads=_i32(128))
 
 
-def _pair(regs: list, shape, j: int, h: int) -> tuple[ir.Value, ir.Value]:  # noqa: ANN001
-    """The two accumulator values of column group j, row half h (columns 2*(lane%4) + {0, 1})."""
+def _value(regs: list, shape, v: int) -> ir.Value:  # noqa: ANN001
+    """Accumulator value v (f16 accumulators hold values 2k, 2k+1 in vector register k)."""
     if shape.acc_type == "f16":
-        v = regs[2 * j + h]  # vector<2xf16>
-        lo = llvm.extractelement(v, _i32(0))
-        hi = llvm.extractelement(v, _i32(1))
-        return lo, hi
-    return regs[4 * j + 2 * h], regs[4 * j + 2 * h + 1]
+        return llvm.extractelement(regs[v // 2], _i32(v % 2))
+    return regs[v]
 
 
 def _to_f32(v: ir.Value, shape) -> ir.Value:  # noqa: ANN001

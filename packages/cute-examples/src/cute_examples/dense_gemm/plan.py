@@ -8,11 +8,11 @@
   buffers MN-first, MN-major buffers K-first) and their descriptors (`TiledMma.smem_desc_A/B`: the 64-bit
   descriptor of the first K-block as two 32-bit halves, the byte advance per K-block, per M-atom (one per
   consumer warpgroup) and per stage);
-- the TMA boxes that fill one stage: box extents, the tile-relative coordinates and the shared-memory
-  offset of each box, split so that a multicast group of CTAs shares them evenly. Each box is checked
-  against the buffer layout: every element's TMA placement (dense box, innermost dimension first) must be
-  where the layout puts that element (swizzles are applied identically by TMA and WGMMA on the
-  1024-byte-aligned buffer);
+- the TMA boxes that fill one stage (`make_tma_plan`): box extents, the tile-relative coordinates, the
+  shared-memory offset and the issuing CTA (multicast rank) of each box. Each box is also checked here
+  against the buffer layout -- every element's TMA placement (dense box, innermost dimension first) must
+  be where the layout puts that element -- and the two must agree (swizzles are applied identically by
+  TMA and WGMMA on the 1024-byte-aligned buffer);
 - the epilogue staging buffer of one consumer warpgroup (64 x epi_n of C, an SW128 GMMA layout of the C
   type whose contiguous mode is C's), its TMA store boxes, and the accumulator fragment map (thread,
   value) -> (row, column) of the wgmma C layout;
@@ -33,6 +33,7 @@ from cute_nvarch.gmma_smem import make_gmma_smem_layout
 from cute_nvarch.mma_sm90 import make_wgmma_atom
 from cute_nvarch.numeric import numeric_type
 from cute_nvarch.tiled_mma import make_tiled_mma
+from cute_nvarch.tma import make_tma_plan
 
 from .spec import GemmConfig
 
@@ -51,11 +52,15 @@ _TMA_SWIZZLE = {
 
 @dataclass(frozen=True)
 class TmaBox:
-    """One TMA box of a tile: offsets (elements) along the tile's (MN, K) modes and its smem byte offset."""
+    """One TMA box of a tile: offsets (elements) along the tile's (MN, K) modes, smem byte offset, issuer.
+
+    `slot` is the position, in its multicast group, of the CTA that issues the box (0 without multicast).
+    """
 
     mn: int
     k: int
     smem_offset: int
+    slot: int = 0
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ class OperandPlan:
     box_dims: tuple[int, int]  # (innermost, outer) extents in elements, the cuTensorMapEncodeTiled boxDim
     boxes: tuple[TmaBox, ...]
     swizzle: int  # CUtensorMapSwizzle value
-    multicast: int  # CTAs sharing these boxes (each loads boxes i with i % multicast == its position)
+    multicast: int  # CTAs sharing these boxes (the CTA at position p of the group issues boxes of slot p)
 
 
 @dataclass(frozen=True)
@@ -149,6 +154,35 @@ def _boxes(
     return box_dims, tuple(out)
 
 
+def _nvarch_boxes(
+    layout: object,
+    major: str,
+    tile_mn: int,
+    tile_k: int,
+    dtype: object,
+    cluster: tuple[int, int, int],
+    axis: int | None,
+    what: str,
+) -> tuple[tuple[int, int], tuple[TmaBox, ...], int]:
+    """Box extents, boxes and swizzle from cute-nvarch's TMA plan, an (MN, K) tile of an (MN, K, L) tensor."""
+    mn_ext, k_ext = 4 * tile_mn, 4 * tile_k  # any extents: the boxes depend on the layouts only
+    if major == "k":
+        shape, stride = (mn_ext, k_ext, 2), (k_ext, 1, mn_ext * k_ext)
+    else:
+        shape, stride = (mn_ext, k_ext, 2), (1, mn_ext, mn_ext * k_ext)
+    plan = make_tma_plan(shape, stride, dtype, layout, cluster_shape=cluster, multicast_axis=axis)
+    if plan.rank != 3 or plan.box_dims[2] != 1 or plan.dim_order[2] != 2:
+        raise ValueError(f"{what}: unexpected TMA plan {plan.box_dims} / {plan.dim_order}")
+    mode_of = plan.dim_order  # tensor-map dim j is tensor mode mode_of[j] (0 = MN, 1 = K)
+    boxes = []
+    for b in plan.boxes:
+        off = [0, 0]
+        for j in range(2):
+            off[mode_of[j]] = b.coords[j]
+        boxes.append(TmaBox(off[0], off[1], b.smem_offset, b.multicast_rank))
+    return (plan.box_dims[0], plan.box_dims[1]), tuple(boxes), plan.swizzle
+
+
 def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  # noqa: ANN001
     dtype = numeric_type(_NVARCH[cfg.a_dtype])
     major = "k" if (cfg.a_major if which == "A" else cfg.b_major) == "k" else "mn"
@@ -172,8 +206,22 @@ def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  #
         raise ValueError(f"{which}: the first descriptor must start at 0, got {d.desc.start_address}")
     span = ltype.swizzle_bytes // cfg.ab_bytes if ltype is not GmmaLayoutType.INTERLEAVE else 8
     multicast = cfg.cluster_n if which == "A" else cfg.cluster_m
-    stage0 = _unswizzled(make_gmma_smem_layout(dtype, "K" if major == "k" else "MN", tile_mn, cfg.tile_k))
-    box_dims, boxes = _boxes(stage0, major, tile_mn, cfg.tile_k, span, multicast, cfg.ab_bytes, which)
+    stage0 = make_gmma_smem_layout(dtype, "K" if major == "k" else "MN", tile_mn, cfg.tile_k)
+    # cute-nvarch's plan gives the boxes; our own placement check (_boxes) must agree with it
+    cluster = (cfg.cluster_m, cfg.cluster_n, 1)
+    axis = (1 if which == "A" else 0) if multicast > 1 else None
+    box_dims, boxes, tma_swizzle = _nvarch_boxes(
+        stage0, major, tile_mn, cfg.tile_k, dtype, cluster, axis, which
+    )
+    own_dims, own = _boxes(
+        _unswizzled(stage0), major, tile_mn, cfg.tile_k, span, multicast, cfg.ab_bytes, which
+    )
+    if (
+        own_dims != box_dims
+        or {(b.mn, b.k, b.smem_offset) for b in own} != {(b.mn, b.k, b.smem_offset) for b in boxes}
+        or tma_swizzle != _TMA_SWIZZLE[ltype]
+    ):
+        raise ValueError(f"{which}: cute-nvarch's TMA plan {box_dims} {boxes} differs from {own_dims} {own}")
     return OperandPlan(
         major=major,
         desc_lo=d.desc.lo,
@@ -183,7 +231,7 @@ def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  #
         stage_bytes=stage_bytes,
         box_dims=box_dims,
         boxes=boxes,
-        swizzle=_TMA_SWIZZLE[ltype],
+        swizzle=tma_swizzle,
         multicast=multicast,
     )
 
@@ -199,8 +247,11 @@ def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
         dtype, "K" if major == "k" else "MN", 64, cfg.epi_n, layout_type=GmmaLayoutType.B128
     )
     span = 128 // cfg.c_bytes
-    box_dims, boxes = _boxes(_unswizzled(layout), major, 64, cfg.epi_n, span, 1, cfg.c_bytes, "C")
-    return EpiloguePlan(layout, cfg.c_bytes, box_dims, boxes, _TMA_SWIZZLE[GmmaLayoutType.B128])
+    box_dims, boxes, swizzle = _nvarch_boxes(layout, major, 64, cfg.epi_n, dtype, (1, 1, 1), None, "C")
+    own_dims, own = _boxes(_unswizzled(layout), major, 64, cfg.epi_n, span, 1, cfg.c_bytes, "C")
+    if own_dims != box_dims or set(own) != set(boxes) or swizzle != _TMA_SWIZZLE[GmmaLayoutType.B128]:
+        raise ValueError(f"C: cute-nvarch's TMA store plan {box_dims} {boxes} differs from {own_dims} {own}")
+    return EpiloguePlan(layout, cfg.c_bytes, box_dims, boxes, swizzle)
 
 
 @functools.lru_cache(maxsize=256)

@@ -77,13 +77,20 @@ def elementwise_add_spec(
     vector_bits: int = 128,
     offset_bits: int = 64,
     raster: str = "row",
-    values_m: int = 4,
+    values_m: int = 1,
+    threads_m: int = 1,
+    nc_loads: bool = True,
 ) -> dict:
     """The JSON-able specification of one elementwise-add kernel (identifies it in caches and bundles).
 
-    `raster`: the order of the CTA tiles over the grid ("row": consecutive blocks walk along N, i.e. along
-    memory for row-major tensors; "col": CuTe's column-major rest mode of zipped_divide). `values_m`: rows of
-    the value layout (values_m, V) each thread moves (4 in CuTeDSL's example).
+    `raster`: how CTAs map to tiles. "row": a 1-D grid whose consecutive blocks walk along N (along memory for
+    row-major tensors); "col": a 1-D grid over CuTe's column-major rest mode of zipped_divide; "grid2d": a 2-D
+    grid (tiles along N, tiles along M), no division in the kernel, at most 65535 tiles along M.
+    `values_m`: rows of the value layout (values_m, V) each thread moves (4 in CuTeDSL's example);
+    `threads_m`: rows of the thread layout (threads_m, 128 // threads_m):(128 // threads_m, 1) (4 in CuTeDSL's
+    example); `nc_loads`: read A and B through the non-coherent path (ld.global.nc), which assumes A and B are not
+    written while the kernel runs (C may still be A or B exactly: each element is read before it is written by
+    the same thread).
     """
     name = _dtype_name(dtype)
     if variant not in VARIANTS:
@@ -95,23 +102,31 @@ def elementwise_add_spec(
         )
     if offset_bits not in (32, 64):
         raise ValueError(f"offset_bits must be 32 or 64, got {offset_bits!r}")
-    if raster not in ("row", "col"):
-        raise ValueError(f"raster must be 'row' or 'col', got {raster!r}")
+    if raster not in ("row", "col", "grid2d"):
+        raise ValueError(f"raster must be 'row', 'col' or 'grid2d', got {raster!r}")
     if values_m not in (1, 2, 4, 8):
         raise ValueError(f"values_m must be 1, 2, 4 or 8, got {values_m!r}")
+    if threads_m not in (1, 2, 4, 8):
+        raise ValueError(f"threads_m must be 1, 2, 4 or 8, got {threads_m!r}")
+    if not isinstance(nc_loads, bool):
+        raise TypeError(f"nc_loads must be a bool, got {nc_loads!r}")
     v = vector_bits // bits
+    tn = _THREADS // threads_m
     return {
         "kernel": "elementwise_add",
         "dtype": name,
         "variant": variant,
         "vector_bits": vector_bits,
         "offset_bits": offset_bits,
-        "thr_layout": "(4,32):(32,1)",
+        "thr_layout": f"({threads_m},{tn}):({tn},1)",
         "val_layout": f"({values_m},{v}):({v},1)",
-        "tile": [4 * values_m, 32 * v],
+        "tile": [threads_m * values_m, tn * v],
+        "nc_loads": nc_loads,
         "raster": raster,
         "block": [_THREADS, 1, 1],
-        "grid": "ceil(M/tile[0]) * ceil(N/tile[1]), 1, 1",
+        "grid": (
+            "ceil(N/tile[1]), ceil(M/tile[0]), 1" if raster == "grid2d" else "ceil(M/tile[0]) * ceil(N/tile[1]), 1, 1"
+        ),
         "params": [
             "a",
             "b",
@@ -134,8 +149,10 @@ def kernel_name(spec: dict) -> str:
     name = f"elementwise_add_{_SHORT[spec['dtype']]}_{spec['variant']}{vec}_i{spec['offset_bits']}"
     if spec.get("raster", "row") != "row":
         name += f"_{spec['raster']}"
-    if spec["tile"][0] != 16:
-        name += f"_m{spec['tile'][0]}"
+    if spec["thr_layout"] != "(1,128):(128,1)" or spec["tile"][0] != 1:
+        name += f"_t{spec['tile'][0]}x{spec['tile'][1]}"
+    if not spec.get("nc_loads", True):
+        name += "_coherent"
     return name
 
 
@@ -147,6 +164,11 @@ def grid_for(spec: dict, m: int, n: int) -> tuple[int, int, int]:
     tm, tn = spec["tile"]
     if m > 2**31 - 1 - tm or n > 2**31 - 1 - tn:
         raise ValueError(f"({m}, {n}): extents must stay below 2**31 - 1 - tile ({tm}, {tn}) (i32 coordinates)")
+    if spec.get("raster") == "grid2d":
+        tiles_m, tiles_n = -(-m // tm), -(-n // tn)
+        if tiles_m > 65535:
+            raise ValueError(f"m={m} needs {tiles_m} tiles along M; the grid2d raster allows 65535 (use 'row')")
+        return (tiles_n, tiles_m, 1)
     tiles = (-(-m // tm)) * (-(-n // tn))
     if tiles >= 2**31:
         raise ValueError(f"{m}x{n} needs {tiles} tiles, more than a 1-D grid holds")
@@ -184,12 +206,13 @@ def emit_elementwise_add(
 ) -> None:
     """Emit CTA `bid`, thread `tid` of the kernel `spec` describes at the current insertion point.
 
+    `bid` is the CTA's index (an Int), or for the grid2d raster its (tile_m, tile_n) coordinate.
+
     a, b, c: `!llvm.ptr<AS>` values; m, n: i32 Ints; strides: the six strides (a_m, a_n, b_m, b_n, c_m, c_n)
     as i64 Ints (in elements); bid, tid: i32 Ints. Works inside any function (a gpu.func, or a CPU loop nest).
     """
-    from cute_ir.control import for_, if_
+    from cute_ir.control import if_
     from cute_ir.tensor import (
-        Values,
         all_in_bounds,
         copy,
         elem_less,
@@ -218,13 +241,17 @@ def emit_elementwise_add(
         return make_tensor(ptr, Layout((m, n), (sm, sn)), name, align=align)
 
     m_a, m_b, m_c = (tensor(p, strides[2 * i], strides[2 * i + 1]) for i, p in enumerate((a, b, c)))
-    vm = spec["tile"][0] // 4
-    tiled = make_tiled_copy_tv(Layout((4, 32), (32, 1)), Layout((vm, v), (v, 1)))
+    thr_m = int(spec["thr_layout"][1 : spec["thr_layout"].index(",")])
+    thr_n = _THREADS // thr_m
+    vm = spec["tile"][0] // thr_m
+    tiled = make_tiled_copy_tv(Layout((thr_m, thr_n), (thr_n, 1)), Layout((vm, v), (v, 1)))
     tiler = tiled.tiler
     if list(tiler) != spec["tile"]:
         raise AssertionError(f"make_layout_tv gave tile {tiler}, the spec records {spec['tile']}")
     z_a, z_b, z_c = (zipped_divide(t, tiler) for t in (m_a, m_b, m_c))
-    if spec.get("raster", "row") == "row":  # tile (bid // tiles_n, bid % tiles_n)
+    if isinstance(bid, tuple):  # grid2d: the tile coordinate itself
+        blk = ((None, None), bid)
+    elif spec.get("raster", "row") == "row":  # tile (bid // tiles_n, bid % tiles_n)
         tiles_n = z_a.layout.shape[1][1]
         blk = ((None, None), (bid // tiles_n, bid % tiles_n))
     else:  # CuTe's column-major rest mode: tile (bid % tiles_m, bid // tiles_m)
@@ -244,14 +271,13 @@ def emit_elementwise_add(
         copy(frg_c, thr_c, vector_bits=vector_bits)
 
     def partial_tile() -> None:
-        # one element per iteration, guarded by elem_less(coordinate, shape): compact code for edge tiles
-        def element(i: object) -> None:
-            def inside() -> None:
-                thr_c.store(i, (Values([thr_a.load(i)], name) + Values([thr_b.load(i)], name)).scalars()[0])
-
-            if_(elem_less(thr_crd[i], shape), inside)
-
-        for_(0, thr_crd.size(), 1, element, bits=32)
+        # elem_less(coordinate, shape) per value; copy() keeps whole in-bounds vectors vectorized
+        pred = [elem_less(thr_crd[i], shape) for i in range(thr_crd.size())]
+        frg_a, frg_b, frg_c = make_fragment_like(thr_a), make_fragment_like(thr_b), make_fragment_like(thr_c)
+        copy(thr_a, frg_a, pred=pred, vector_bits=vector_bits)
+        copy(thr_b, frg_b, pred=pred, vector_bits=vector_bits)
+        frg_c.store(frg_a.load() + frg_b.load())
+        copy(frg_c, thr_c, pred=pred, vector_bits=vector_bits)
 
     if_(all_in_bounds(blk_crd, shape), full_tile, partial_tile)
 
@@ -263,23 +289,37 @@ def build_elementwise_add(
     *,
     variant: str = "vec",
     offset_bits: int = 64,
+    raster: str = "row",
+    values_m: int = 1,
+    threads_m: int = 1,
+    nc_loads: bool = True,
 ) -> KernelDef:
     """Build (IR only) the elementwise-add kernel of a dtype and variant for `target`."""
     from cute_ir.kernel import KernelDef, Param
 
-    spec = elementwise_add_spec(dtype, variant, vector_bits=vector_bits, offset_bits=offset_bits)
+    spec = elementwise_add_spec(
+        dtype,
+        variant,
+        vector_bits=vector_bits,
+        offset_bits=offset_bits,
+        raster=raster,
+        values_m=values_m,
+        threads_m=threads_m,
+        nc_loads=nc_loads,
+    )
     name = spec["dtype"]
     align = vector_bits // 8 if variant == "vec" else _BITS[name] // 8
     params = [
-        Param("a", "ptr", dtype=name, noalias=True, readonly=True, align=align),
-        Param("b", "ptr", dtype=name, noalias=True, readonly=True, align=align),
-        Param("c", "ptr", dtype=name, noalias=True, align=align),
+        Param("a", "ptr", dtype=name, noalias=nc_loads, readonly=nc_loads, align=align),
+        Param("b", "ptr", dtype=name, noalias=nc_loads, readonly=nc_loads, align=align),
+        Param("c", "ptr", dtype=name, noalias=nc_loads, align=align),
         Param("M", "i32"),
         Param("N", "i32"),
     ] + [Param(f"{t}_stride_{d}", "i64") for t in "abc" for d in "mn"]
     kd = KernelDef(kernel_name(spec), params, block=tuple(spec["block"]), target=target, spec=spec)
     with kd.body() as k:
         strides = [k.arg(f"{t}_stride_{d}") for t in "abc" for d in "mn"]
+        bid = (k.block_idx(1), k.block_idx(0)) if raster == "grid2d" else k.block_idx(0)
         emit_elementwise_add(
             spec,
             k.arg("a"),
@@ -288,7 +328,7 @@ def build_elementwise_add(
             k.arg("M"),
             k.arg("N"),
             strides,
-            k.block_idx(0),
+            bid,
             k.thread_idx(0),
         )
     return kd
@@ -301,15 +341,25 @@ def compile_elementwise_add(
     *,
     vector_bits: int = 128,
     offset_bits: int = 64,
+    raster: str = "row",
+    values_m: int = 1,
+    threads_m: int = 1,
+    nc_loads: bool = True,
 ) -> Artifact:
     """The compiled kernel (cute_ir Artifact) through cute_ir's compile cache (a hit builds no IR)."""
     from cute_ir import compile_kernel
 
-    spec = elementwise_add_spec(dtype, variant, vector_bits=vector_bits, offset_bits=offset_bits)
+    options = {
+        "vector_bits": vector_bits,
+        "offset_bits": offset_bits,
+        "raster": raster,
+        "values_m": values_m,
+        "threads_m": threads_m,
+        "nc_loads": nc_loads,
+    }
+    spec = elementwise_add_spec(dtype, variant, **options)
 
     def build() -> KernelDef:
-        return build_elementwise_add(
-            spec["dtype"], vector_bits, target, variant=variant, offset_bits=offset_bits
-        )
+        return build_elementwise_add(spec["dtype"], target=target, variant=variant, **options)
 
     return compile_kernel(spec, build, target)

@@ -58,29 +58,31 @@ def _logical_product(block: Layout, tiler: Any) -> Layout:
 
 
 @memoize
-def logical_product(block: Any, tiler: Any) -> Any:
-    """Reproduce `block` over `tiler`: ((block), (tiler applied to the complement of block))."""
-    if type(block) is not Layout:
-        return _delegate(block, "logical_product", "logical_product", tiler)
-    return _logical_product(block, tiler)
+def logical_product(layoutA: Any, layoutB: Any) -> Any:
+    """Reproduce block A over tiler B: ((A), (B applied to the complement of A))."""
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "logical_product", "logical_product", layoutB)
+    if layoutB is None:
+        return layoutA
+    return _logical_product(layoutA, layoutB)
 
 
 @memoize
-def zipped_product(block: Any, tiler: Any) -> Any:
+def zipped_product(layoutA: Any, layoutB: Any) -> Any:
     """logical_product gathered as ((block modes...), (tiler modes...))."""
-    if type(block) is not Layout:
-        return _delegate(block, "zipped_product", "zipped_product", tiler)
-    if tiler is None:
-        return _mk((1, block.shape), (0, block.stride))
-    return tile_unzip(_logical_product(block, tiler), tiler)
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "zipped_product", "zipped_product", layoutB)
+    if layoutB is None:
+        return _mk((1, layoutA.shape), (0, layoutA.stride))
+    return tile_unzip(_logical_product(layoutA, layoutB), layoutB)
 
 
 @memoize
-def tiled_product(block: Any, tiler: Any) -> Any:
+def tiled_product(layoutA: Any, layoutB: Any) -> Any:
     """zipped_product with the second mode unpacked: ((block modes...), t0, t1, ...)."""
-    if type(block) is not Layout:
-        return _delegate(block, "tiled_product", "tiled_product", tiler)
-    z = zipped_product(block, tiler)
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "tiled_product", "tiled_product", layoutB)
+    z = zipped_product(layoutA, layoutB)
     rs, rd = _unpack(z.shape[1], z.stride[1])
     return _mk((z.shape[0],) + rs, (z.stride[0],) + rd)
 
