@@ -20,7 +20,7 @@ TORCH = "torch==2.13.0"
 def _install_all(session: nox.Session) -> None:
     session.install(TORCH)
     session.install(*TEST_DEPS)
-    session.install(*[f"-e./packages/{p}" for p in PACKAGES])
+    session.install(*[f"-e./packages/{p}" + ("[sass]" if p == "cute-ir" else "") for p in PACKAGES])
 
 
 @nox.session(python=PYTHON, tags=["ci"])

@@ -153,7 +153,7 @@ import torch
 from cute_examples.dense_gemm import gemm
 for tile, cluster in (((128, 128, 64), (1, 1)), ((64, 64, 64), (2, 2))):
     a = torch.randn(200, 136, dtype=torch.float16, device="cuda")
-    b = torch.randn(136, 96, dtype=torch.float16, device="cuda")
+    b = torch.randn(96, 136, dtype=torch.float16, device="cuda").t()  # k-major B: a bundled configuration
     c = gemm(a, b, tile_shape_mnk=tile, cluster_shape_mn=cluster)
     torch.cuda.synchronize()
     assert float((c.float() - a.float() @ b.float()).norm() / (a.float() @ b.float()).norm()) < 2e-3
@@ -166,7 +166,7 @@ print("case ok")
 def test_compute_sanitizer_is_clean(tool):
     exe = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     if not os.path.exists(exe):
-        pytest.skip("compute-sanitizer not installed")
+        pytest.skip("CUDA compute-sanitizer not installed")
     proc = subprocess.run(
         [exe, "--tool", tool, "--error-exitcode", "3", sys.executable, "-c", _SANITIZER_CASE],
         capture_output=True,
@@ -179,3 +179,30 @@ def test_compute_sanitizer_is_clean(tool):
         assert "ERROR SUMMARY: 0 errors" in out, out[-4000:]
     else:
         assert "RACECHECK SUMMARY: 0 hazards" in out or "ERROR SUMMARY: 0 errors" in out, out[-4000:]
+
+
+@requires_sm90
+def test_cli_checks_and_benchmarks_on_the_gpu():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cute_examples.dense_gemm",
+            "--mnkl",
+            "512,384,200,2",
+            "--benchmark",
+            "--use_cold_l2",
+            "--warmup_iterations",
+            "1",
+            "--iterations",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    assert "registers: " in out and "spill stores: 0 bytes" in out
+    assert "reference check: normwise relative error" in out and "PASS" in out
+    assert "TFLOP/s" in out and "ratio to torch" in out

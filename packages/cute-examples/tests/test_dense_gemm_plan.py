@@ -5,6 +5,9 @@ from __future__ import annotations
 import itertools
 
 import pytest
+
+pytest.importorskip("mlir")  # the plan is built with cute-ir's Hopper builders
+
 from cute_examples.dense_gemm.aot import aot_configs, dtype_major_configs, tile_cluster_configs
 from cute_examples.dense_gemm.plan import make_plan
 from cute_examples.dense_gemm.schedule import num_units, unit_tile

@@ -30,7 +30,7 @@ class HostProgram:
         self.i64 = None
 
     def _new_function(self) -> None:
-        """Start a new @main_<k>(in, out) so that no single function grows huge (LLVM compiles them faster)."""
+        """Start a new @main_<k>(in, out) so that no function grows huge (LLVM compiles small ones faster)."""
         ptr = llvm.PointerType.get()
         if self._ip is not None:
             func.ReturnOp([])

@@ -53,8 +53,8 @@ def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, lay
     first = re.search(r"^\s*" + re.escape(data_ops[0]), fast, re.M)
     assert first.start() > fast.rindex("ld.global.nc.v4")
     # the partial-tile path keeps whole in-bounds vectors vectorized too
-    assert len(re.findall(r"ld\.global\.nc\.v4", ptx)) == 4 * values_m
-    assert len(re.findall(r"st\.global\.v4\.\w+", ptx)) == 2 * values_m
+    assert len(re.findall(r"ld\.global\.nc\.v4", ptx)) >= 2 * values_m + 2
+    assert len(re.findall(r"st\.global\.v4\.\w+", ptx)) >= values_m + 1
     entry = art.entry
     assert entry["name"] == kd.name and entry["arch"] == target
     assert [p["kind"] for p in entry["params"]] == ["ptr"] * 3 + ["i32"] * 2 + ["i64"] * 6
@@ -200,7 +200,7 @@ def _cpu_engine(spec: dict) -> ExecutionEngine:
 
 def _run_cpu(spec: dict, bufs: list[tuple[_Buffer, int]], m: int, n: int, strides: list[int]) -> None:
     engine = _cpu_engine(spec)
-    grid = kernel.grid_for(spec, m, n)[0]
+    grid = kernel.grid_for(spec, m, n)[0]  # (1-D rasters only here)
     cargs = [ctypes.c_void_p(b.address(off)) for b, off in bufs]
     cargs += (
         [ctypes.c_int32(m), ctypes.c_int32(n)] + [ctypes.c_int64(s) for s in strides] + [ctypes.c_int32(grid)]
@@ -208,11 +208,11 @@ def _run_cpu(spec: dict, bufs: list[tuple[_Buffer, int]], m: int, n: int, stride
     engine.invoke("ew", *[ctypes.pointer(a) for a in cargs])
 
 
-def _case(rng: random.Random, dtype: str, variant: str, offset_bits: int = 64) -> None:
-    spec = kernel.elementwise_add_spec(dtype, variant, offset_bits=offset_bits)
+def _case(rng: random.Random, dtype: str, variant: str, **options: object) -> None:
+    spec = kernel.elementwise_add_spec(dtype, variant, **options)
     v = spec["vector_bits"] // (32 if dtype in ("float32", "int32") else 16)
     tm, tn = spec["tile"]
-    m = rng.choice([1, 3, tm - 1, tm, tm + 5, 2 * tm + 1, 40])
+    m = rng.choice([1, 3, max(1, tm - 1), tm, tm + 5, 2 * tm + 1, 40])
     n = rng.choice([1, 7, v, tn - 3, tn, tn + v, 2 * tn + 9])
     layouts = []
     for t in range(3):
@@ -265,13 +265,22 @@ def _case(rng: random.Random, dtype: str, variant: str, offset_bits: int = 64) -
             assert got == poison, f"C gap element {k} was written"
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("variant", ["vec", "strided"])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_kernel_body_computes_on_cpu(dtype: str, variant: str) -> None:
+def test_kernel_body_computes_on_cpu(dtype: str, variant: str, layout: tuple) -> None:
     """Random shapes (full and partial tiles), padded/negative/broadcast strides: C = A + B, nothing else."""
-    rng = random.Random(DTYPES.index(dtype) * 10 + len(variant))
-    for _ in range(12):
-        _case(rng, dtype, variant)
+    rng = random.Random(DTYPES.index(dtype) * 10 + len(variant) + layout[0])
+    for _ in range(8):
+        _case(rng, dtype, variant, threads_m=layout[0], values_m=layout[1])
+
+
+@pytest.mark.parametrize("raster", ["col", "row"])
+def test_kernel_body_rasters_on_cpu(raster: str) -> None:
+    """Both 1-D tile orders cover every tile exactly once."""
+    rng = random.Random(len(raster))
+    for _ in range(6):
+        _case(rng, "float32", "vec", raster=raster, threads_m=2, values_m=2)
 
 
 @pytest.mark.parametrize("variant", ["vec", "strided"])
@@ -280,3 +289,4 @@ def test_kernel_body_with_32_bit_offsets_on_cpu(variant: str) -> None:
     rng = random.Random(99 + len(variant))
     for _ in range(6):
         _case(rng, "float32", variant, offset_bits=32)
+        _case(rng, "float16", variant, offset_bits=32, threads_m=4, values_m=4)

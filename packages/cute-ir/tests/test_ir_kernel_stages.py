@@ -139,16 +139,23 @@ def test_kerneldef_rejects_bad_input() -> None:
 
 
 def test_register_param_kind_extends_params() -> None:
-    """A registered kind (as cute_ir.hopper registers "tma") lowers with its own type and attributes."""
+    """A registered kind (as cute_ir.hopper registers "tma") lowers with its own type, wrapper and hook."""
+    seen = []
     register_param_kind(
-        ParamKind("test_i16", lambda p: ir.IntegerType.get_signless(16), wrap=lambda v, p: ("wrapped", v))
+        ParamKind(
+            "test_i16",
+            lambda p: ir.IntegerType.get_signless(16),
+            wrap=lambda v, p: ("wrapped", v),
+            finalize=lambda kd, idx: seen.append((kd.name, idx)),
+        )
     )
     assert param_kind("test_i16").name == "test_i16"
-    kd = KernelDef("ext", [Param("h", "test_i16")], target="sm_80")
+    kd = KernelDef("ext", [Param("n", "i32"), Param("h", "test_i16")], target="sm_80")
     with kd.body() as k:
         assert k.arg("h")[0] == "wrapped"
     art = stages.compile(kd)
     assert ".param .u16" in art.ptx or ".param .b16" in art.ptx
+    assert seen == [("ext", [1])]
 
 
 def test_mlir_verification_failure_is_a_compile_error() -> None:

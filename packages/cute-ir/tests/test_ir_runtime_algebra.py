@@ -207,3 +207,62 @@ def test_runtime_int_rejects_bad_operands() -> None:
             x % -2
         p.output(x, 7)
     p.check()
+
+
+def test_dynamic_layout_helpers() -> None:
+    """dynamic/values_of/make_dynamic_layout convert between SSA values and Int leaves."""
+    from cute_ir.algebra import dynamic, make_dynamic_layout, values_of
+    from mlir import ir
+
+    with HostProgram() as p:
+        m, s = p.input(7), p.input(11)
+        t = dynamic((m.value, (3, s.value)))
+        assert isinstance(t[0], Int) and t[1][0] == 3 and isinstance(t[1][1], Int)
+        lay = make_dynamic_layout((m.value, 4), (s.value, 1))
+        p.output(lay((2, 3)), 2 * 11 + 3)
+        vals = values_of((lay((1, 1)), 5), ir.IntegerType.get_signless(64))
+        assert all(isinstance(v, ir.Value) for v in vals)
+        p.output(Int(vals[0]), 12)
+        p.output(Int(vals[1]), 5)
+    assert p.check() == 3
+
+
+def test_composition_and_divides_with_runtime_leaves() -> None:
+    """composition with run-time strides (as functions: run-time strides do not coalesce, so the shapes may
+    be finer) and zipped_divide with run-time extents (exactly) equal the static results."""
+    from cute_layout import composition, zipped_divide
+
+    rng = random.Random(6)
+    with HostProgram() as p:
+        n_comp = n_div = 0
+        for case in range(N_CASES):
+            p.case()
+            shape = tuple(rng.choice((2, 3, 4)) for _ in range(rng.randint(1, 3)))
+            stride = tuple(rng.randint(-9, 30) for _ in shape)
+            total = size(shape)
+            k = rng.choice([d for d in range(1, total + 1) if total % d == 0])
+            rhs = Layout((k, total // k), (total // k, 1)) if rng.random() < 0.5 else Layout(k, total // k)
+            try:
+                want = composition(Layout(shape, stride), rhs)
+            except ValueError:
+                continue
+            got = composition(Layout(shape, _dyn(p, stride, rng)), rhs)
+            assert size(got.shape) == size(want.shape), (shape, stride, rhs)
+            for i in range(size(want.shape)):
+                p.output(got(i), want(i), f"composition#{case} {shape}:{stride} o {rhs} at {i}")
+            n_comp += 1
+            m, n = rng.randint(1, 50), rng.randint(1, 70)
+            sm, sn = rng.randint(-5, 80), rng.randint(1, 4)
+            tiler = (rng.choice((1, 2, 4, 8)), rng.choice((1, 4, 16)))
+            want_z = zipped_divide(Layout((m, n), (sm, sn)), tiler)
+            got_z = zipped_divide(Layout((p.input(m, 32), p.input(n, 32)), (p.input(sm), sn)), tiler)
+            _out_tuple(p, got_z.shape, want_z.shape, f"zipped_divide-shape#{case}")
+            # a mode of extent 1 may carry any stride (static extents give 0, run-time ones the product)
+            for e, g, w in zip(
+                _leaves(want_z.shape), _leaves(got_z.stride), _leaves(want_z.stride), strict=True
+            ):
+                if e != 1:
+                    p.output(g, w, f"zipped_divide-stride#{case}")
+            n_div += 1
+        assert n_comp > N_CASES // 2 and n_div == n_comp
+    p.check()

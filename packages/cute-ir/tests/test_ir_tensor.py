@@ -1,4 +1,4 @@
-"""Tensors in IR: divides and TV partitions agree with cute_layout; predicated, vectorized copies run right."""
+"""Tensors in IR: divides and TV partitions agree with cute_layout; predicated vector copies run right."""
 
 from __future__ import annotations
 
@@ -87,7 +87,11 @@ def test_alignment_decides_vector_width() -> None:
             copy(frg, part)
 
         ctx, module = _module_with(
-            lambda: [llvm.PointerType.get(), ir.IntegerType.get_signless(64), ir.IntegerType.get_signless(32)],
+            lambda: [
+                llvm.PointerType.get(),
+                ir.IntegerType.get_signless(64),
+                ir.IntegerType.get_signless(32),
+            ],
             body,
         )
         with ctx:
@@ -108,7 +112,11 @@ def _copy_engine() -> ExecutionEngine:
         return _SCALE_ENGINE[0]
 
     def types() -> list:
-        i32, i64, ptr = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64), llvm.PointerType.get()
+        i32, i64, ptr = (
+            ir.IntegerType.get_signless(32),
+            ir.IntegerType.get_signless(64),
+            llvm.PointerType.get(),
+        )
         return [ptr, ptr, i32, i32, i64, i64, i64, i64, i32]
 
     def body(args: list) -> None:
@@ -159,7 +167,9 @@ def test_predicated_copies_touch_only_the_tensor() -> None:
         src_size = (m - 1) * ss[0] + (n - 1) * ss[1] + 1
         dst_size = (m - 1) * sd[0] + (n - 1) * sd[1] + 1
         guard = 16
-        src = (ctypes.c_int32 * (src_size + 2 * guard))(*[rng.randint(-999, 999) for _ in range(src_size + 32)])
+        src = (ctypes.c_int32 * (src_size + 2 * guard))(
+            *[rng.randint(-999, 999) for _ in range(src_size + 32)]
+        )
         dst = (ctypes.c_int32 * (dst_size + 2 * guard))(*([-7] * (dst_size + 2 * guard)))
         grid = -(-m // 8) * -(-n // 16)
         args = [

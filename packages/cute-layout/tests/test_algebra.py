@@ -141,6 +141,14 @@ def test_composition_keeps_cute_results_that_are_right_despite_its_checks() -> N
     assert image(cl.composition(a, b)) == [a(b(i)) for i in range(4)]
 
 
+def test_composition_with_basis_strides_reads_lhs_modes() -> None:
+    a = Layout((4, 8), (8, 1))
+    assert cl.composition(a, cl.make_identity_layout((4, 8))) == a
+    ident = cl.make_identity_layout((4, 8))
+    r = cl.composition(ident, Layout((2, 4), (2, 8)))
+    assert [r(i) for i in range(8)] == [ident(Layout((2, 4), (2, 8))(i)) for i in range(8)]
+
+
 def test_composition_negative_strides_are_odd() -> None:
     a, b = Layout((4, 8), (1, 10)), Layout(4, -1)
     r = cl.composition(a, b)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import cute_layout as cl
+import pytest
 from cute_layout import Layout, memoize
 
 
@@ -54,3 +55,13 @@ def test_memoize_decorator_counts_calls_and_skips_unhashable_or_runtime_args() -
     f(1.5)
     f(1.5)
     assert len(calls) == 6
+
+
+def test_equal_but_non_int_arguments_do_not_hit_int_entries() -> None:
+    layout = Layout(4, 1)
+    assert cl.complement(layout, 2) == Layout(1, 0)
+    with pytest.raises(TypeError):
+        cl.complement(layout, 2.0)
+    assert cl.logical_divide(Layout(8, 1), 2) == Layout((2, 4), (1, 2))
+    with pytest.raises(TypeError):
+        cl.logical_divide(Layout(8, 1), True)

@@ -17,7 +17,7 @@ from layout_strategies import (
 )
 
 LAWS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
-MANY = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+MANY = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _size(layout: Layout) -> int:
@@ -98,7 +98,7 @@ def _check_composition(a: Layout, b: Layout) -> None:
             assert r is None, (a, b, r, ref)  # CuTe would be wrong: raise
 
 
-@settings(max_examples=700, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 @given(layouts(max_leaves=4), layouts(max_leaves=3, max_size=64))
 def test_composition_law_random(a: Layout, b: Layout) -> None:
     _check_composition(a, b)

@@ -154,6 +154,8 @@ def test_make_identity_layout() -> None:
     assert cl.size(ident) == 32 and cl.cosize(ident) == 32 and cl.coshape(ident) == (4, 8)
     nested = cl.make_identity_layout(((2, 2), 3))
     assert nested(((1, 0), 2)) == ((1, 0), 2)
+    assert cl.coshape(nested) == ((2, 2), 3) and cl.cosize(nested) == 12
+    assert cl.flatten(nested(((1, 1), 2))) == (1, 1, 2)
     assert cl.make_identity_layout(8) == Layout(8, 1)
     # tiles of an identity layout give the coordinates of the tile's elements (predication)
     tiles = cl.zipped_divide(ident, (2, 4))

@@ -21,9 +21,9 @@ def _elementwise(target: str) -> Iterator[tuple[str, Any]]:
 def artifacts(target: str, *, gemm: bool = True) -> Iterator[tuple[str, Any]]:
     """(label, cute_ir Artifact) for every example kernel on target, compiled through cute-ir's cache."""
     yield from _elementwise(target)
-    if gemm and target.startswith("sm_90"):
-        try:
-            from .dense_gemm.catalogue import gemm_artifacts
-        except ImportError:
-            return
-        yield from gemm_artifacts(target)
+    if gemm and target == "sm_90a":
+        from .dense_gemm.aot import aot_configs
+        from .dense_gemm.host import compile_gemm
+
+        for cfg in aot_configs():
+            yield f"dense_gemm {cfg.name}", compile_gemm(cfg, target)

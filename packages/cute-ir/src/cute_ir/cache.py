@@ -15,7 +15,9 @@ gets written) and refreshes the cache. `stats` counts memory hits, disk hits, bu
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.util
 import json
 import os
 
@@ -59,36 +61,55 @@ def atomic_write(path: str, data: bytes) -> None:
         raise
 
 
-def _fingerprint_files(build: object) -> list[str]:
-    files = []
+def _package_root(path: str) -> str:
+    """The directory of the top-level package that contains the file at path."""
+    d = os.path.dirname(os.path.abspath(path))
+    while os.path.exists(os.path.join(os.path.dirname(d), "__init__.py")):
+        d = os.path.dirname(d)
+    return d
+
+
+def _build_file(build: object) -> str | None:
     fn = build
     for _ in range(3):  # functools.partial / bound methods
         code = getattr(fn, "__code__", None)
         if code is not None:
-            files.append(code.co_filename)
-            break
+            return code.co_filename
         fn = getattr(fn, "func", None) or getattr(fn, "__func__", None)
         if fn is None:
             break
-    for sub in ("", "hopper"):
-        d = os.path.join(_PKG_DIR, sub)
-        try:
-            names = sorted(os.listdir(d))
-        except OSError:
-            continue
-        files.extend(os.path.join(d, n) for n in names if n.endswith(".py"))
-    return files
+    return None
+
+
+def _source_roots(build: object) -> tuple[str, ...]:
+    """Package trees whose sources shape the IR: the build function's package, cute-ir, cute-layout, cute-nvarch."""
+    roots = [_PKG_DIR]
+    for name in ("cute_layout", "cute_nvarch"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots.extend(spec.submodule_search_locations)
+    path = _build_file(build)
+    if path is not None:
+        roots.append(_package_root(path))
+    return tuple(dict.fromkeys(os.path.abspath(r) for r in roots))
+
+
+@functools.lru_cache(maxsize=64)
+def _fingerprint_roots(roots: tuple[str, ...]) -> tuple[tuple[str, int, int], ...]:
+    out = []
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for n in sorted(filenames):
+                if n.endswith(".py"):
+                    st = os.stat(os.path.join(dirpath, n))
+                    out.append((os.path.relpath(os.path.join(dirpath, n), root), st.st_mtime_ns, st.st_size))
+    return tuple(out)
 
 
 def _fingerprint(build: object) -> list[list]:
-    out = []
-    for path in _fingerprint_files(build):
-        try:
-            st = os.stat(path)
-        except OSError:
-            continue
-        out.append([path, st.st_mtime_ns, st.st_size])
-    return out
+    """(file, mtime, size) of every source that shapes the IR; computed once per process and set of roots."""
+    return [list(t) for t in _fingerprint_roots(_source_roots(build))]
 
 
 def cache_key(spec: dict, target: str, build: object = None) -> str:

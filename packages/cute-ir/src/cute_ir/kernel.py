@@ -83,9 +83,13 @@ def shared_context() -> ir.Context:
 
 
 class ParamKind:
-    """How a parameter kind lowers: MLIR argument type, argument attributes, and what `k.arg()` returns."""
+    """How a parameter kind lowers: MLIR argument type, argument attributes, and what `k.arg()` returns.
 
-    __slots__ = ("arg_attrs", "mlir_type", "name", "wrap")
+    `finalize(kd, indices)`, when given, runs once on a built KernelDef before `cute_ir.stages.lower` (with
+    the indices of the parameters of this kind), for kinds that need attributes only an `llvm.func` carries.
+    """
+
+    __slots__ = ("arg_attrs", "finalize", "mlir_type", "name", "wrap")
 
     def __init__(
         self,
@@ -93,11 +97,13 @@ class ParamKind:
         mlir_type: Callable[[Param], ir.Type],
         arg_attrs: Callable[[Param], dict[str, ir.Attribute]] | None = None,
         wrap: Callable[[ir.Value, Param], object] | None = None,
+        finalize: Callable[[KernelDef, list[int]], None] | None = None,
     ) -> None:
         self.name = name
         self.mlir_type = mlir_type
         self.arg_attrs = arg_attrs or (lambda p: {})
         self.wrap = wrap or (lambda v, p: v)
+        self.finalize = finalize
 
 
 _KINDS: dict[str, ParamKind] = {}
@@ -273,9 +279,23 @@ class KernelDef:
         self.min_blocks_per_sm = min_blocks_per_sm
         self.module: ir.Module | None = None
         self.func: gpu.GPUFuncOp | None = None
+        self.finalized = False
 
     def __repr__(self) -> str:
         return f"KernelDef({self.name!r}, target={self.target!r})"
+
+    def finalize(self) -> None:
+        """Run the `finalize` hooks of the parameter kinds used (once; `cute_ir.stages.lower` calls this)."""
+        if self.finalized or self.module is None:
+            return
+        self.finalized = True
+        by_kind: dict[str, list[int]] = {}
+        for i, p in enumerate(self.params):
+            by_kind.setdefault(p.kind, []).append(i)
+        for kind_name, indices in by_kind.items():
+            hook = param_kind(kind_name).finalize
+            if hook is not None:
+                hook(self, indices)
 
     @property
     def context(self) -> ir.Context:

@@ -83,6 +83,12 @@ def lower(obj: KernelDef | ir.Module, *, kernel: str | None = None, pipeline: st
     """Lower every gpu.module of the module in place to the LLVM and NVVM dialects."""
     module = _module_of(obj)
     name = _kernel_name(obj, kernel)
+    if isinstance(obj, KernelDef):
+        with module.context:
+            try:
+                obj.finalize()
+            except ir.MLIRError as e:
+                raise CompileError(name, "lower", format_mlir_error(e)) from None
     verify(module, kernel=name)
     ctx = module.context
     with ctx:

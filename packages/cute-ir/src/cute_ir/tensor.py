@@ -30,6 +30,7 @@ from mlir import ir
 from mlir.dialects import arith, llvm
 
 from . import dtypes as _dtypes
+from .algebra import _plain, elem_less
 from .control import if_, if_values
 from .values import Bool, Int, _div_of, select
 
@@ -81,16 +82,6 @@ def _leaf_sum(a: object, b: object) -> object:
         n = max(len(ta), len(tb))
         return tuple(_leaf_sum(ta[i] if i < len(ta) else 0, tb[i] if i < len(tb) else 0) for i in range(n))
     return a + b
-
-
-def _plain(c: object) -> object:
-    """A coordinate (ArithTuple/ScaledBasis/tuple) as a plain nested tuple of IntLike."""
-    to_tuple = getattr(c, "to_tuple", None)
-    if to_tuple is not None:
-        c = to_tuple()
-    if isinstance(c, tuple):
-        return tuple(_plain(e) for e in c)
-    return c
 
 
 class Tensor:
@@ -163,6 +154,28 @@ class Tensor:
         raise TypeError(
             "Tensor[...]: indexing a pointer tensor with a full coordinate is a load; use load()/copy()"
         )
+
+    def num_groups(self) -> int:
+        """Number of runs of the first flattened mode (size // extent of that mode); static shapes only."""
+        fs = flatten(self.layout.shape) if _is_tuple(self.layout.shape) else (self.layout.shape,)
+        if any(type(x) is not int for x in fs):
+            raise TypeError("num_groups: the tensor's shape must be static")
+        return size(fs) // fs[0]
+
+    def group(self, r: object) -> Tensor:
+        """The r-th run of the first flattened mode (r may be an Int): a rank-1 tensor of that mode's extent.
+
+        The rest coordinate r is split over the other modes only, so the run's offset keeps their known
+        divisibility (a vector-aligned row stays provably aligned).
+        """
+        fs = flatten(self.layout.shape) if _is_tuple(self.layout.shape) else (self.layout.shape,)
+        fd = flatten(self.layout.stride) if _is_tuple(self.layout.stride) else (self.layout.stride,)
+        off: object = 0
+        if len(fs) > 1:
+            off = crd2idx(r, tuple(fs[1:]), tuple(fd[1:]))
+        elif not (type(r) is int and r == 0):
+            raise ValueError(f"group: a rank-1 tensor has one run; got r={r!r}")
+        return Tensor(self.ptr, Layout(fs[0], fd[0]), self.dtype, _leaf_sum(self.base, off), self.align)
 
     def load(self, crd: object) -> ir.Value:
         """Load the element at `crd` (scalar, unpredicated)."""
@@ -416,25 +429,6 @@ def make_fragment_like(t: Tensor, dtype: object = None) -> Fragment:
 # --- predicates ------------------------------------------------------------------------------------------
 
 
-def elem_less(a: object, b: object) -> Bool | bool:
-    """Whether every leaf of coordinate `a` is less than the matching leaf of `b` (a Bool if run-time)."""
-    a, b = _plain(a), _plain(b)
-    if _is_tuple(a) and _is_tuple(b):
-        if len(a) > len(b):
-            return False
-        r: Bool | bool = True
-        for x, y in zip(a, b, strict=False):
-            r = r & elem_less(x, y)
-            if r is False:
-                return False
-        return r
-    if _is_tuple(a) or _is_tuple(b):
-        raise ValueError(f"elem_less: {a} and {b} are not congruent")
-    if isinstance(a, Int) or isinstance(b, Int):
-        return a < b if isinstance(a, Int) else b > a
-    return a < b
-
-
 def all_in_bounds(coords: Tensor, shape: object) -> Bool | bool:
     """Whether every coordinate of the identity tensor `coords` lies inside `shape` (checks its last one)."""
     if not coords.is_identity:
@@ -603,8 +597,9 @@ def copy(
             _store_group(mem, offs, v, w, nbytes, gp, None if always else pred[g : g + w])
 
 
-def _load_group(mem: Tensor, offs: list, vtype: ir.Type, w: int, nbytes: int, gp: object,
-                preds: list | None) -> ir.Value:
+def _load_group(
+    mem: Tensor, offs: list, vtype: ir.Type, w: int, nbytes: int, gp: object, preds: list | None
+) -> ir.Value:
     """One access group: a vector (or scalar) load; under a run-time group predicate, the whole vector when
     every element is in bounds, else each element branch-free (a false one reads element 0 and yields 0)."""
 
@@ -638,8 +633,9 @@ def _load_group(mem: Tensor, offs: list, vtype: ir.Type, w: int, nbytes: int, gp
     return if_values(gp, [vtype], vector, elementwise)[0]
 
 
-def _store_group(mem: Tensor, offs: list, v: ir.Value, w: int, nbytes: int, gp: object,
-                 preds: list | None) -> None:
+def _store_group(
+    mem: Tensor, offs: list, v: ir.Value, w: int, nbytes: int, gp: object, preds: list | None
+) -> None:
     """One access group: a vector (or scalar) store, guarded like _load_group (false elements untouched)."""
 
     def vector() -> None:

@@ -236,10 +236,25 @@ __all__ = [
     "make_layout_tv",
 ]
 
-# Swizzles, composed layouts and pictures live in modules of their own; export them when present.
+# Swizzles, composed layouts, pictures and the expression language live in modules of their own;
+# their names are exported when the modules are present.
 try:
     from .swizzle import ComposedLayout, Swizzle, make_composed_layout, make_swizzle, max_alignment
 
     __all__ += ["Swizzle", "ComposedLayout", "make_swizzle", "make_composed_layout", "max_alignment"]
-except ImportError:  # pragma: no cover - the module is optional while it is being written
+except ImportError:  # pragma: no cover - optional module
+    pass
+
+try:
+    from .picture import format_layout, print_layout, to_svg, to_svg_tv
+
+    __all__ += ["format_layout", "print_layout", "to_svg", "to_svg_tv"]
+except ImportError:  # pragma: no cover - optional module
+    pass
+
+try:
+    from .expr import ExprError, evaluate, parse
+
+    __all__ += ["ExprError", "parse", "evaluate"]
+except ImportError:  # pragma: no cover - optional module
     pass

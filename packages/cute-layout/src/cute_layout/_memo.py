@@ -1,10 +1,11 @@
 """Memoization of pure layout-algebra functions on static arguments.
 
-`memoize` caches a function's result keyed on its arguments, but only when every argument is
-static: a Python ``int``, ``None``, ``str``, ``bool``-free tuples of those, or an object whose
-``_cute_static`` attribute is true (``Layout`` and ``ScaledBasis`` provide it; a swizzle or a composed
-layout may provide it too). An argument holding a run-time value (an object with ``__cute_int__``)
-is never cached, so its symbolic arithmetic is replayed on every call.
+`memoize` caches a function's result keyed on its positional arguments when every one is static: a
+Python ``int``, a ``str``, a tuple of static values (``None`` allowed inside), a ``Layout`` whose leaves
+are all static, or another object whose ``_cute_static`` attribute is true (a swizzle, say). A layout
+enters the key as a token shared by all equal layouts, so lookups hash in C. Calls with a run-time
+value (an object with ``__cute_int__``), a float or a bool (which would match an equal int), or a
+top-level ``None`` (a no-op tiler, returned as is) are computed every time and never stored.
 
 Results must be immutable (layouts, tuples, ints); every cached function in this package returns such.
 """
@@ -25,15 +26,23 @@ MAX_ENTRIES = 1 << 16
 _CACHES: dict[str, dict[Any, Any]] = {}
 
 
+_LAYOUT: Any = None  # the Layout class, set by the first `memoize` (layout.py does not import this module)
+
+
 def is_static_arg(x: Any) -> bool:
     """Whether `x` is made only of static values and may serve as part of a cache key."""
     t = type(x)
-    if t is int or t is str or x is None:
+    if t is int or x is None:
         return True
+    if t is _LAYOUT:
+        st = x._st
+        return x._cute_static if st is None else st
     if t is tuple:
         for e in x:
-            if not is_static_arg(e):
+            if type(e) is not int and not is_static_arg(e):
                 return False
+        return True
+    if t is str:
         return True
     if t is bool or t is float:
         return False
@@ -46,11 +55,13 @@ _MISS = object()
 def memoize(fn: F) -> F:
     """Decorate `fn` so repeated calls with the same static arguments return the cached result.
 
-    The cache is looked up first (a Layout holding run-time values is unhashable, so such a call
-    never hits); on a miss the result is stored only if every argument is static.
+    Only calls whose arguments are all static are looked up and stored (see `is_static_arg`); layouts
+    enter the key as tokens shared by equal layouts, so a lookup hashes in C only.
     """
+    global _LAYOUT
     from .layout import Layout  # imported here: layout does not import this module
 
+    _LAYOUT = Layout
     cache: dict[Any, Any] = {}
     _CACHES[f"{fn.__module__}.{fn.__qualname__}"] = cache
     static = is_static_arg
@@ -62,31 +73,85 @@ def memoize(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
             return _call_kw(fn, cache, static, args, kwargs)
-        try:
-            result = get(args, miss)
-        except TypeError:  # an unhashable argument (or a layout holding run-time values)
-            return fn(*args)
-        if result is not miss:
-            return result
+        # The key maps each layout to its token (C-level hashing); any non-static argument (a run-time
+        # value, a float or a bool, which would match an equal int) skips the cache.
+        ks = []
         for a in args:
             t = type(a)
             if t is Layout:
-                st = a._st
-                if st is None:
-                    st = a._cute_static
-                if not st:
+                k = a._k
+                if k is None:
+                    k = a._key()
+                if k is False:
                     return fn(*args)
-            elif t is not int and a is not None and not static(a):
+                ks.append(k)
+            elif t is int:
+                ks.append(a)
+            elif a is None:  # a no-op tiler: the callee returns its input as is, uncached
                 return fn(*args)
-        result = fn(*args)
-        if len(cache) >= limit:
-            cache.clear()
-        cache[args] = result
+            elif t is tuple:  # a tiler or a shape: inlined for the common flat case
+                kt = []
+                for e in a:
+                    te = type(e)
+                    if te is Layout:
+                        k = e._k
+                        if k is None:
+                            k = e._key()
+                        if k is False:
+                            return fn(*args)
+                    elif te is int or e is None:
+                        k = e
+                    else:
+                        k = _tuple_key(e) if te is tuple else (e if static(e) else None)
+                        if k is None:
+                            return fn(*args)
+                    kt.append(k)
+                ks.append(tuple(kt))
+            elif static(a):
+                ks.append(a)
+            else:
+                return fn(*args)
+        key = tuple(ks)
+        try:
+            result = get(key, miss)
+        except TypeError:  # an unhashable argument
+            return fn(*args)
+        if result is miss:
+            result = fn(*args)
+            if len(cache) >= limit:
+                cache.clear()
+            cache[key] = result
         return result
 
     wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
     wrapper.cache = cache  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
+
+
+def _tuple_key(t: tuple) -> Any:
+    """The cache-key form of a tuple argument (layouts replaced by their tokens), or None if not static."""
+    out = []
+    for e in t:
+        te = type(e)
+        if te is int or e is None:
+            out.append(e)
+        elif te is _LAYOUT:
+            k = e._k
+            if k is None:
+                k = e._key()
+            if k is False:
+                return None
+            out.append(k)
+        elif te is tuple:
+            k = _tuple_key(e)
+            if k is None:
+                return None
+            out.append(k)
+        elif is_static_arg(e):
+            out.append(e)
+        else:
+            return None
+    return tuple(out)
 
 
 def _call_kw(

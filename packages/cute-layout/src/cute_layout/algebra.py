@@ -7,10 +7,14 @@ Exactness: where CuTe C++ would return a truncated or wrong layout (or fail a st
 these functions raise ``ValueError`` naming the operands and the condition that failed:
 
 * composition checks the stride divisibility and shape divisibility conditions of CuTe's
-  ``composition_impl`` and, beyond CuTe, rejects a stride that neither divides nor is divided by a
-  mode of the lhs when the rhs would run past that mode (CuTe returns a wrong layout there, e.g.
-  ``(8,8):(8,1) o 6:3``). The lhs is extended past its size along its last mode (CuTe's coalesce_x).
-  Negative rhs strides use CuTe's truncating division: ``A(-x) == -A(x)``.
+  ``composition_impl`` and, beyond CuTe, rejects (a) a stride that neither divides nor is divided by
+  a mode of the lhs when the rhs runs past that mode (CuTe returns a wrong layout there, e.g.
+  ``(8,8):(8,1) o 6:3``) and (b) rhs modes whose images carry into each other across lhs modes, or
+  mix signs across lhs modes (CuTe returns ``(4,8):(1,10) o (2,2):(3,1) = (2,2):(3,1)``, wrong at
+  (1,1)). Where a check fails but CuTe's own result is nevertheless right (an lhs mode of stride 0,
+  say), that result is confirmed by enumerating the rhs domain (up to 2**14 points) and returned.
+  The lhs is extended past its size along its last mode (CuTe's coalesce_x). Negative rhs strides
+  use CuTe's truncating division: ``A(-x) == -A(x)``.
 * complement rejects negative strides and modes that overlap or do not nest.
 * left_inverse rejects strides that fail CuTe's left-inverse divisibility condition, and layouts
   whose non-zero modes overlap (not injective: CuTe's quasi-inverse can be wrong there). Stride-0
@@ -327,18 +331,28 @@ def _check_carries(LS: tuple, P: list, N: list) -> None:
 
 def _comp_tree(lsh: Any, lst: Any, LS: tuple, LD: tuple, s: Any, d: Any, P: Any, N: Any) -> tuple[Any, Any]:
     """Compose lhs (lsh:lst, coalesced as LS:LD) with the rhs s:d, leaf by leaf of the rhs."""
-    if type(s) is tuple:
-        shapes = []
-        strides = []
-        for si, di in zip(s, d):  # noqa: B905
+    if type(s) is not tuple:
+        if type(d) is ScaledBasis:
+            return _comp_basis(lsh, lst, s, d)
+        return _comp_leaf(LS, LD, s, d, P, N)
+    shapes = []
+    strides = []
+    for si, di in zip(s, d):  # noqa: B905
+        if type(si) is tuple:
             a, b = _comp_tree(lsh, lst, LS, LD, si, di, P, N)
-            shapes.append(a)
-            strides.append(b)
-        return tuple(shapes), tuple(strides)
-    if type(d) is ScaledBasis:
-        sub = get(_mk(lsh, lst), *d.mode)
-        return _comp_leaf(*_coalesce_x(sub), s, d.value, None, None)
-    return _comp_leaf(LS, LD, s, d, P, N)
+        elif type(di) is ScaledBasis:
+            a, b = _comp_basis(lsh, lst, si, di)
+        else:
+            a, b = _comp_leaf(LS, LD, si, di, P, N)
+        shapes.append(a)
+        strides.append(b)
+    return tuple(shapes), tuple(strides)
+
+
+def _comp_basis(lsh: Any, lst: Any, s: Any, d: ScaledBasis) -> tuple[Any, Any]:
+    """Compose with a ScaledBasis stride: the rhs mode reads the lhs mode at the basis's path."""
+    sub = get(_mk(lsh, lst), *d.mode)
+    return _comp_leaf(*_coalesce_x(sub), s, d.value, None, None)
 
 
 # Largest rhs domain that a composition CuTe's checks reject is enumerated on to confirm CuTe's result.
@@ -456,6 +470,8 @@ def composition(layoutA: Any, layoutB: Any) -> Any:
     A tiler is a Layout, an int n (n:1), None (keep the mode), or a tuple of tilers applied by mode
     (modes of A past the tiler are dropped, as CuTe C++ does).
     """
+    if layoutB is None:
+        return layoutA
     if type(layoutA) is not Layout:
         return _delegate(layoutA, "compose", "composition", layoutB)
     return _compose(layoutA, layoutB)
@@ -546,12 +562,6 @@ def _complement_sd(fs: tuple, fd: tuple, cotarget: Any, who: Any) -> tuple[Any, 
     if n == 0:
         return 1, 0
     return tuple(rs), tuple(rd)
-
-
-def _complement(layout: Layout, cotarget: Any) -> Layout:
-    fs, fd = layout._flat()
-    s, d = _complement_sd(fs, fd, cotarget, layout)
-    return _mk(s, d)
 
 
 @memoize

@@ -101,10 +101,10 @@ def _logical_divide(layout: Layout, tiler: Any) -> Layout:
 @memoize
 def logical_divide(layoutA: Any, layoutB: Any) -> Any:
     """Split layout A by tiler B into ((tile), (rest)) modes: A composed with (B, complement of B)."""
-    if type(layoutA) is not Layout:
-        return _delegate(layoutA, "logical_divide", "logical_divide", layoutB)
     if layoutB is None:
         return layoutA
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "logical_divide", "logical_divide", layoutB)
     return _logical_divide(layoutA, layoutB)
 
 

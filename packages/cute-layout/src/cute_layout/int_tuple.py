@@ -184,15 +184,26 @@ def _flatten(t: Any) -> tuple:
     return t
 
 
+def _plain(t: Any) -> Any:
+    """`t` with every tuple subclass (ArithTuple) turned into a plain tuple."""
+    if isinstance(t, tuple):
+        return tuple([_plain(e) for e in t])
+    return t
+
+
 def flatten(t: Any) -> Any:
     """Leaves of an IntTuple as a flat tuple; for a layout, the layout with flattened shape and stride."""
-    if type(t) is tuple or not hasattr(t, "stride"):
-        return _flatten(t) if type(t) is tuple or not isinstance(t, tuple) else _flatten(tuple(t))
-    from .layout import Layout, _mk
+    if type(t) is tuple:
+        return _flatten(t)
+    if isinstance(t, tuple):  # an ArithTuple
+        return _flatten(_plain(t))
+    if hasattr(t, "stride") and hasattr(t, "shape"):
+        from .layout import Layout, _mk
 
-    if type(t) is Layout:
-        return _mk(_flatten(t.shape), _flatten(t.stride))
-    raise TypeError(f"flatten: cannot flatten a {type(t).__name__}")
+        if type(t) is Layout:
+            return _mk(_flatten(t.shape), _flatten(t.stride))
+        raise TypeError(f"flatten: cannot flatten a {type(t).__name__}")
+    return (t,)
 
 
 def _unflatten_from(profile: Any, it: Any) -> Any:

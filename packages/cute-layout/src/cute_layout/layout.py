@@ -30,7 +30,6 @@ import operator
 from typing import Any
 
 from .int_tuple import (
-    ArithTuple,
     ScaledBasis,
     _crd2idx,
     _flatten,
@@ -129,6 +128,11 @@ def _fmt(x: Any) -> str:
     return str(x)
 
 
+# Memoization tokens of static layouts, by (shape, stride); a token is unique to one value while alive.
+_TOKENS: dict[Any, Any] = {}
+_MAX_TOKENS = 1 << 17
+
+
 class Layout(LayoutBase):
     """A CuTe layout: `shape` and congruent `stride` (column-major compact strides by default)."""
 
@@ -138,6 +142,7 @@ class Layout(LayoutBase):
     _cf: Any = None  # ((shape, stride) pairs of all leaves but the last, last stride): for __call__
     _st: Any = None  # whether every leaf is static
     _cx: Any = None  # CuTe's coalesce_x of this layout (see algebra)
+    _k: Any = None  # memoization token: shared by equal static layouts, False when not static
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride):
@@ -147,7 +152,13 @@ class Layout(LayoutBase):
             else:  # fast path: flat tuples of ints
                 self.shape = shape
                 self.stride = stride
+                self._st = True
                 return
+        elif type(shape) is int and type(stride) is int and shape > 0:
+            self.shape = shape
+            self.stride = stride
+            self._st = True
+            return
         shape = _check_shape(shape, shape)
         if stride is None:
             stride = compact_col_major(shape)
@@ -210,6 +221,22 @@ class Layout(LayoutBase):
             self._st = st
         return st
 
+    def _key(self) -> Any:
+        """A token shared by all equal static layouts (C-level hash and equality), or False."""
+        k = self._k
+        if k is None:
+            if not (self._st or self._cute_static):
+                k = False
+            else:
+                v = (self.shape, self.stride)
+                k = _TOKENS.get(v)
+                if k is None:
+                    if len(_TOKENS) >= _MAX_TOKENS:
+                        _TOKENS.clear()
+                    k = _TOKENS[v] = object()
+            self._k = k
+        return k
+
     # -- protocol -----------------------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
@@ -224,7 +251,7 @@ class Layout(LayoutBase):
     def __hash__(self) -> int:
         h = self._h
         if h is None:
-            if not self._cute_static:
+            if not (self._st or self._cute_static):
                 raise TypeError(f"unhashable Layout {self}: it holds run-time values")
             h = self._h = hash((self.shape, self.stride))
         return h
@@ -455,7 +482,7 @@ def _abs_stride(d: Any) -> Any:
 
 def _leaf_plus_one(t: Any) -> Any:
     if isinstance(t, tuple):
-        return ArithTuple(_leaf_plus_one(e) for e in t)
+        return tuple([_leaf_plus_one(e) for e in t])
     return t + 1
 
 

@@ -60,10 +60,10 @@ def _logical_product(block: Layout, tiler: Any) -> Layout:
 @memoize
 def logical_product(layoutA: Any, layoutB: Any) -> Any:
     """Reproduce block A over tiler B: ((A), (B applied to the complement of A))."""
-    if type(layoutA) is not Layout:
-        return _delegate(layoutA, "logical_product", "logical_product", layoutB)
     if layoutB is None:
         return layoutA
+    if type(layoutA) is not Layout:
+        return _delegate(layoutA, "logical_product", "logical_product", layoutB)
     return _logical_product(layoutA, layoutB)
 
 

@@ -207,21 +207,34 @@ def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
 
 
 def choose_config(
-    problem: GemmProblem,
+    problem: Any,
     acc_dtype: str = "float32",
     tile_shape_mnk: tuple[int, int, int] | None = None,
     cluster_shape_mn: tuple[int, int] | None = None,
     num_sms: int = 132,
+    variant: str = "fast",
 ) -> GemmConfig:
-    """Tile and cluster for a problem: the given ones, else 64/128 rows and 64/128/256 columns by size."""
+    """The config for a problem (GemmProblem or GemmShape): given tile/cluster, else the cost model's pick.
+
+    Unspecified parts come from `choice.rank_configs` (the fastest modelled (tile, cluster), or the best
+    cluster for a given tile); stages are the most that fit; `variant` names the speed options (VARIANTS).
+    """
+    from .choice import rank_configs
+
     p = problem
-    if tile_shape_mnk is None:
-        tm = 64 if p.m <= 64 else 128
-        tn = 64 if p.n <= 64 else (128 if p.n <= 128 or p.c_dtype == "float32" else 256)
-        tile_shape_mnk = (tm, tn, 64)
-    if cluster_shape_mn is None:
-        tiles = -(-p.m // tile_shape_mnk[0]) * -(-p.n // tile_shape_mnk[1]) * p.l
-        cluster_shape_mn = (2, 1) if p.m > tile_shape_mnk[0] and tiles >= 2 * num_sms else (1, 1)
+    if tile_shape_mnk is None or cluster_shape_mn is None:
+        ranked = rank_configs(p, num_sms)
+        if tile_shape_mnk is not None:
+            ranked = [(t, c) for t, c in ranked if t == tuple(tile_shape_mnk[:2])] or [
+                (tuple(tile_shape_mnk[:2]), (1, 1))
+            ]
+        if cluster_shape_mn is not None:
+            ranked = [(t, c) for t, c in ranked if c == tuple(cluster_shape_mn)] or [
+                ((128, 128), tuple(cluster_shape_mn))
+            ]
+        tile, cluster = ranked[0]
+        tile_shape_mnk = tile_shape_mnk or (tile[0], tile[1], 64)
+        cluster_shape_mn = cluster_shape_mn or cluster
     return GemmConfig(
         a_dtype=p.ab_dtype,
         b_dtype=p.ab_dtype,
@@ -235,7 +248,7 @@ def choose_config(
         tile_k=tile_shape_mnk[2],
         cluster_m=cluster_shape_mn[0],
         cluster_n=cluster_shape_mn[1],
-    )
+    ).with_variant(variant)
 
 
 def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:

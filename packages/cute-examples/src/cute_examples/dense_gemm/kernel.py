@@ -20,6 +20,8 @@ grid (cluster_m * clusters, cluster_n, 1) with `clusters` <= the number of work 
 
 from __future__ import annotations
 
+from typing import Any
+
 from cute_ir import hopper as H
 from cute_ir.kernel import KernelDef, Param
 from cute_ir.values import Int
@@ -231,45 +233,92 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
         scf.yield_([])
 
 
-def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem) -> None:  # noqa: ANN001
+def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
+    """Wait for K-tile `kt`'s stage, issue its wgmma chain and commit it; returns (accumulator, stage)."""
     cfg = plan.cfg
     shape = plan.wgmma
+    it = unit * sched.k_tiles + kt
+    stage, phase = pipe.stage_phase(it.value)
+    pipe.consumer_wait(stage, phase)
+    st = Int(stage)
+    a_off = a_wg_addr + st * cfg.a_stage_bytes
+    b_off = b_addr + st * cfg.b_stage_bytes
+    H.wgmma_fence()
+    for kb in range(cfg.tile_k // shape.k):
+        da = H.gmma_descriptor(a_off.value, plan.a.desc_lo, plan.a.desc_hi, kb * plan.a.k_block_bytes)
+        db = H.gmma_descriptor(b_off.value, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
+        # scale-d = 0 on the tile's first K-block: D = A*B, whatever the registers held
+        scale_d_zero = first and kb == 0 and cfg.acc_init == "scale_d"
+        acc = H.wgmma_mma_async(shape, acc, da, db, accumulate=not scale_d_zero)
+    H.wgmma_commit_group()
+    return acc, stage
+
+
+def _stage_of(pipe, sched, unit: Int, kt: Any) -> ir.Value:  # noqa: ANN001
+    """The pipeline stage of K-tile `kt` of the cluster's `unit`-th work unit."""
+    return pipe.stage_phase((unit * sched.k_tiles + kt).value)[0]
+
+
+def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int) -> ir.Value:  # noqa: ANN001
+    """One work unit's K loop of a consumer warpgroup; returns the finished accumulators (all groups waited).
+
+    K-tile 0 is peeled (its first K-block may use scale-d = 0). With k_pipe_mmas = 1 the group of K-tile kt
+    stays in flight while K-tile kt+1's is issued: after committing kt+1, `wait_group 1` retires kt's group
+    and kt's stage is released; the last stage is released after the final `wait_group 0`.
+    """
+    cfg = plan.cfg
+    shape = plan.wgmma
+    init = H.zero_accumulator(shape) if cfg.acc_init == "zero" else llvm.mlir_undef(H.accumulator_type(shape))
+    acc, stage0 = _mma_k_tile(plan, pipe, sched, unit, 0, init, a_wg_addr, b_addr, first=True)
+    if cfg.k_pipe_mmas == 0:
+        H.wgmma_wait_group(0)
+        _release(plan, pipe, stage0, tid_in_wg, sched)
+    ktl = scf.ForOp(_i32(1), sched.k_tiles.value, _i32(1), [acc])
+    with ir.InsertionPoint(ktl.body):
+        kt = Int(ktl.induction_variable)
+        acc, stage = _mma_k_tile(
+            plan, pipe, sched, unit, kt, ktl.inner_iter_args[0], a_wg_addr, b_addr, first=False
+        )
+        H.wgmma_wait_group(cfg.k_pipe_mmas)
+        # the stage whose reads have now retired: this K-tile's (no group in flight) or the previous one's
+        done = stage if cfg.k_pipe_mmas == 0 else _stage_of(pipe, sched, unit, kt - 1)
+        _release(plan, pipe, done, tid_in_wg, sched)
+        scf.yield_([acc])
+    acc = ktl.results[0]
+    if cfg.k_pipe_mmas > 0:
+        H.wgmma_wait_group(0)
+        _release(plan, pipe, _stage_of(pipe, sched, unit, sched.k_tiles - 1), tid_in_wg, sched)
+    return acc
+
+
+def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem) -> None:  # noqa: ANN001
+    cfg = plan.cfg
     a_addr = Int(H.smem_address(a_smem))
     b_addr = Int(H.smem_address(b_smem))
     a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
-    epi_wg = H.smem_offset(epi_smem, (g * cfg.epi_bytes).value)
+    epi_wg = H.smem_offset(epi_smem, (g * (cfg.epi_buffers * cfg.epi_bytes)).value)
     units = _for(sched.num_units)
     with ir.InsertionPoint(units.body):
         u = Int(units.induction_variable)
         tile_m, tile_n, batch = sched.tile(u)
-        zero = H.zero_accumulator(shape)
-        i32 = ir.IntegerType.get_signless(32)
-        ktl = scf.ForOp(arith.constant(i32, 0), sched.k_tiles.value, arith.constant(i32, 1), [zero])
-        with ir.InsertionPoint(ktl.body):
-            kt = Int(ktl.induction_variable)
-            acc = ktl.inner_iter_args[0]
-            it = u * sched.k_tiles + kt
-            stage, phase = pipe.stage_phase(it.value)
-            pipe.consumer_wait(stage, phase)
-            st = Int(stage)
-            a_off = a_wg_addr + st * cfg.a_stage_bytes
-            b_off = b_addr + st * cfg.b_stage_bytes
-            H.wgmma_fence()
-            for kb in range(cfg.tile_k // shape.k):
-                da = H.gmma_descriptor(a_off.value, plan.a.desc_lo, plan.a.desc_hi, kb * plan.a.k_block_bytes)
-                db = H.gmma_descriptor(b_off.value, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
-                acc = H.wgmma_mma_async(shape, acc, da, db)
-            H.wgmma_commit_group()
-            H.wgmma_wait_group(0)
-            _release(plan, pipe, stage, tid_in_wg, sched)
-            scf.yield_([acc])
-        acc = ktl.results[0]
-        _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch)
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
+        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch)
+        scf.yield_([])
+    # the staging buffers must stay valid until the last TMA stores have read them
+    lead = _if(tid_in_wg == 0)
+    with ir.InsertionPoint(lead.then_block):
+        H.tma_store_wait(0, read=True)
         scf.yield_([])
 
 
-def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch) -> None:  # noqa: ANN001
-    """Accumulators -> C through the warpgroup's staging buffer, one 64 x epi_n chunk at a time."""
+def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch) -> None:  # noqa: ANN001
+    """Accumulators -> C through the warpgroup's staging buffers, one 64 x epi_n chunk at a time.
+
+    Chunk c of the unit goes through buffer `(unit * chunks + c) % epi_buffers`. Before a buffer is
+    rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
+    `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
+    running while this one is written), then the warpgroup synchronises.
+    """
     cfg = plan.cfg
     shape = plan.wgmma
     epi = plan.epi
@@ -281,7 +330,20 @@ def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_
     ]
     f32 = ir.F32Type.get()
     row0 = tile_m * cfg.tile_m + g * 64
-    for chunk in range(cfg.tile_n // cfg.epi_n):
+    chunks = cfg.tile_n // cfg.epi_n
+    for chunk in range(chunks):
+        if cfg.epi_buffers == 1:
+            buf = epi_wg
+        elif chunks % cfg.epi_buffers == 0:
+            buf = H.smem_offset(epi_wg, (chunk % cfg.epi_buffers) * cfg.epi_bytes)
+        else:
+            parity = (unit * chunks + chunk) % cfg.epi_buffers
+            buf = H.smem_offset(epi_wg, (parity * cfg.epi_bytes).value)
+        if cfg.epi_buffers > 1:
+            lead = _if(tid_in_wg == 0)
+            with ir.InsertionPoint(lead.then_block):
+                H.tma_store_wait(cfg.epi_buffers - 1, read=True)
+                scf.yield_([])
         _named_sync(g, barrier_id)
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.c_bytes == 2:
@@ -294,7 +356,7 @@ def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_
                 jloc = j - chunk * cfg.epi_n // 8
                 trans = cfg.c_major == "m"
                 r, c = stmatrix_row_coords(warp_in_wg, lane, jloc, trans)
-                H.stmatrix(H.smem_offset(epi_wg, epi.offset(r, c).value), packed, trans=trans)
+                H.stmatrix(H.smem_offset(buf, epi.offset(r, c).value), packed, trans=trans)
         else:
             for j in groups:
                 jloc = j - chunk * cfg.epi_n // 8
@@ -306,10 +368,10 @@ def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_
                         vec = llvm.mlir_undef(ir.VectorType.get([2], f32))
                         vec = llvm.insertelement(vec, lo, _i32(0))
                         vec = llvm.insertelement(vec, hi, _i32(1))
-                        llvm.store(vec, H.smem_offset(epi_wg, epi.offset(r, c).value), alignment=8)
+                        llvm.store(vec, H.smem_offset(buf, epi.offset(r, c).value), alignment=8)
                     else:
-                        llvm.store(lo, H.smem_offset(epi_wg, epi.offset(r, c).value), alignment=4)
-                        llvm.store(hi, H.smem_offset(epi_wg, epi.offset(r, c + 1).value), alignment=4)
+                        llvm.store(lo, H.smem_offset(buf, epi.offset(r, c).value), alignment=4)
+                        llvm.store(hi, H.smem_offset(buf, epi.offset(r, c + 1).value), alignment=4)
         H.fence_proxy_async_shared()
         _named_sync(g, barrier_id)
         lead = _if(tid_in_wg == 0)
@@ -319,9 +381,10 @@ def _epilogue(plan, acc, g, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_
                 mm = row0 + box.mn if box.mn else row0
                 nn = col0 + box.k if box.k else col0
                 coords = [nn, mm, batch] if cfg.c_major == "n" else [mm, nn, batch]
-                H.tma_store(c_desc, H.smem_offset(epi_wg, box.smem_offset), coords)
+                H.tma_store(c_desc, H.smem_offset(buf, box.smem_offset), coords)
             H.tma_store_commit()
-            H.tma_store_wait(0, read=True)
+            if cfg.epi_buffers == 1:
+                H.tma_store_wait(0, read=True)
             scf.yield_([])
 
 

@@ -13,9 +13,9 @@
   against the buffer layout -- every element's TMA placement (dense box, innermost dimension first) must
   be where the layout puts that element -- and the two must agree (swizzles are applied identically by
   TMA and WGMMA on the 1024-byte-aligned buffer);
-- the epilogue staging buffer of one consumer warpgroup (64 x epi_n of C, an SW128 GMMA layout of the C
-  type whose contiguous mode is C's), its TMA store boxes, and the accumulator fragment map (thread,
-  value) -> (row, column) of the wgmma C layout;
+- the epilogue staging buffer (64 x epi_n of C, `epi_buffers` of them per consumer warpgroup, an SW128
+  GMMA layout of the C type whose contiguous mode is C's), its TMA store boxes, and the accumulator
+  fragment map (thread, value) -> (row, column) of the wgmma C layout;
 - the shared-memory plan (barriers, A stages, B stages, staging buffers, 1024-byte aligned).
 """
 
@@ -286,7 +286,8 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
     plan.add("barriers", -(-nbar // 1024) * 1024, 1024)
     plan.add("a", stages * cfg.a_stage_bytes, 1024)
     plan.add("b", stages * cfg.b_stage_bytes, 1024)
-    plan.add("epi", cfg.num_consumer_warpgroups * cfg.epi_bytes, 1024)
+    # consumer warpgroup g's staging buffer b is at (g * epi_buffers + b) * epi_bytes
+    plan.add("epi", cfg.num_consumer_warpgroups * cfg.epi_buffers * cfg.epi_bytes, 1024)
     if plan.dynamic_smem_bytes != cfg.smem_bytes(stages):
         raise ValueError(f"shared-memory plan {plan.dynamic_smem_bytes} != config {cfg.smem_bytes(stages)}")
     pipeline = PipelineSpec(

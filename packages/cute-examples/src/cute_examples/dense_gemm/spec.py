@@ -7,11 +7,20 @@ Conventions (those of CuTeDSL's `dense_gemm.py`): A is M x K x L, B is N x K x L
 K contiguous), C is M x N x L. `a_major` is "k" or "m", `b_major` "k" or "n", `c_major` "n" or "m".
 Roles: warpgroup 0 is the TMA producer, warpgroups 1..tile_m/64 are consumers, each owning 64 rows of
 the CTA tile (cooperative over M).
+
+Speed options (each selectable, so that one GPU run can compare them; `VARIANTS` names the two sets):
+- `k_pipe_mmas`: wgmma groups left in flight when a K-tile's group is committed (CUTLASS's K_PIPE_MMAS).
+  1 waits with `wgmma.wait_group 1` and releases the *previous* K-tile's stage; 0 waits for every group
+  (`wait_group 0`) before releasing its stage.
+- `acc_init`: "scale_d" issues the first K-block of every tile with scale-d = 0 (D = A*B, no zeroed
+  registers); "zero" starts from zero-initialised accumulators.
+- `epi_buffers`: C staging buffers per consumer warpgroup; 2 lets the TMA store of one subtile run while
+  the next is written to shared memory.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
     "ACC_DTYPES",
@@ -20,6 +29,7 @@ __all__ = [
     "CLUSTER_SHAPES",
     "GemmConfig",
     "SMEM_CAPACITY",
+    "VARIANTS",
     "canonical_dtype",
 ]
 
@@ -46,6 +56,12 @@ SMEM_CAPACITY = 232448
 DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
+ACC_INITS = ("scale_d", "zero")
+# named sets of the speed options: "fast" (the defaults) and "base" (the first, unpipelined kernel)
+VARIANTS = {
+    "fast": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2},
+    "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1},
+}
 
 
 def canonical_dtype(dtype: object, what: str = "dtype") -> str:
@@ -78,6 +94,9 @@ class GemmConfig:
     cluster_n: int = 1
     stages: int | None = None
     target: str = "sm_90a"
+    k_pipe_mmas: int = 1
+    acc_init: str = "scale_d"
+    epi_buffers: int = 2
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype", "c_dtype", "acc_dtype"):
@@ -105,6 +124,12 @@ class GemmConfig:
                 f"cluster shape (m, n) must be one of {CLUSTER_SHAPES}, "
                 f"got {(self.cluster_m, self.cluster_n)}"
             )
+        if self.k_pipe_mmas not in (0, 1):
+            raise ValueError(f"k_pipe_mmas must be 0 or 1, got {self.k_pipe_mmas!r}")
+        if self.acc_init not in ACC_INITS:
+            raise ValueError(f"acc_init must be one of {ACC_INITS}, got {self.acc_init!r}")
+        if self.epi_buffers not in (1, 2):
+            raise ValueError(f"epi_buffers must be 1 or 2, got {self.epi_buffers!r}")
         if self.target != "sm_90a":
             raise ValueError(f"target must be 'sm_90a' (wgmma and setmaxnreg), got {self.target!r}")
         if self.stages is not None:
@@ -168,7 +193,7 @@ class GemmConfig:
         """Dynamic shared memory of the kernel with `stages` stages (with the 1024-byte round-up slack)."""
         barriers = 2 * stages * 8
         data = stages * (self.a_stage_bytes + self.b_stage_bytes)
-        epi = self.num_consumer_warpgroups * self.epi_bytes
+        epi = self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes
         # barriers padded to 1 KiB so that every data buffer stays 1024-byte aligned
         # the dynamic smem base is 16-byte aligned: up to 1008 bytes go to rounding it up to 1024
         return data + epi + -(-barriers // 1024) * 1024 + 1024 - 16
@@ -192,14 +217,29 @@ class GemmConfig:
         return (
             f"dense_gemm_{short[self.a_dtype]}_{short[self.acc_dtype]}_{short[self.c_dtype]}_"
             f"{self.a_major}{self.b_major}{self.c_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}_"
-            f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}"
+            f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}_"
+            f"p{self.k_pipe_mmas}{self.acc_init[0]}{self.epi_buffers}"
         )
+
+    @property
+    def variant(self) -> str | None:
+        """The name of the `VARIANTS` entry whose speed options this config has, else None."""
+        for name, opts in VARIANTS.items():
+            if all(getattr(self, k) == v for k, v in opts.items()):
+                return name
+        return None
+
+    def with_variant(self, variant: str) -> GemmConfig:
+        """This config with the speed options of `VARIANTS[variant]` (stages re-derived when not fixed)."""
+        if variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {tuple(VARIANTS)}, got {variant!r}")
+        return replace(self, **VARIANTS[variant])
 
     def spec(self) -> dict:
         """The JSON-able kernel specification (keys the compile cache and bundles)."""
         return {
             "kernel": "dense_gemm_sm90",
-            "version": 1,
+            "version": 2,
             "a_dtype": self.a_dtype,
             "b_dtype": self.b_dtype,
             "c_dtype": self.c_dtype,
@@ -211,6 +251,9 @@ class GemmConfig:
             "cluster_mn": [self.cluster_m, self.cluster_n],
             "stages": self.num_stages,
             "target": self.target,
+            "k_pipe_mmas": self.k_pipe_mmas,
+            "acc_init": self.acc_init,
+            "epi_buffers": self.epi_buffers,
         }
 
     @classmethod
@@ -233,4 +276,8 @@ class GemmConfig:
             cluster_n=spec["cluster_mn"][1],
             stages=spec["stages"],
             target=spec["target"],
+            # version-1 specs (before the speed options) describe the "base" kernel
+            k_pipe_mmas=spec.get("k_pipe_mmas", 0),
+            acc_init=spec.get("acc_init", "zero"),
+            epi_buffers=spec.get("epi_buffers", 1),
         )

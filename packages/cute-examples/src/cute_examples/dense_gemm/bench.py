@@ -1,0 +1,186 @@
+"""The dense GEMM benchmark: ours against torch.matmul, same tensors, same process, same timer.
+
+    python -m cute_examples.dense_gemm.bench [--variant fast,base] [--iterations 30] [--bundle DIR]
+
+For float16 and bfloat16 (float32 accumulation, C in the input dtype) at every `BENCH_SHAPES` entry: A is
+row-major (M, K), B is the transpose of a row-major (N, K) (both K-major: CUTLASS's "TN" GEMM), C row-major.
+Each kernel's result is first checked against torch.matmul's (normwise relative error within the
+CLI's tolerance for C's dtype), then both are timed with CUDA events (`cute_examples.timing.median_ms`:
+median of `iterations` >= 20 after warm-up). The config is `choose_config`'s for the shape; the first
+variant gives the headline TFLOP/s and ratio, the others (e.g. "base", the unpipelined first kernel)
+their TFLOP/s and speed relative to it. The last row is the geometric mean of the ratios.
+Every config these rows use is in `aot.bench_configs()` (and so in the AOT bundle).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .choice import GemmShape
+from .spec import VARIANTS, GemmConfig
+
+__all__ = ["BENCH_DTYPES", "BENCH_SHAPES", "bench_config", "gemm_rows", "main"]
+
+# (M, N, K, L)
+BENCH_SHAPES = (
+    (2048, 2048, 2048, 1),
+    (4096, 4096, 4096, 1),
+    (8192, 8192, 8192, 1),
+    (8192, 8192, 1024, 1),
+    (16384, 16384, 8192, 1),
+    (4096, 4096, 4096, 4),
+)
+BENCH_DTYPES = ("float16", "bfloat16")
+MIN_ITERATIONS = 20
+
+
+def bench_shape(mnkl: tuple[int, int, int, int], dtype: str) -> GemmShape:
+    """The benchmarked problem: K-major A and B, n-major C in the input dtype."""
+    m, n, k, l = mnkl
+    return GemmShape(m, n, k, l, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
+
+
+def bench_config(mnkl: tuple[int, int, int, int], dtype: str, variant: str = "fast", num_sms: int = 132) -> GemmConfig:
+    """The config `choose_config` picks for a benchmark row (with `variant`'s speed options)."""
+    from .host import choose_config
+
+    return choose_config(bench_shape(mnkl, dtype), "float32", num_sms=num_sms, variant=variant)
+
+
+def _operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, Any]:
+    import torch
+
+    m, n, k, l = mnkl
+    td = getattr(torch, dtype)
+    a = torch.randn(l, m, k, device="cuda", dtype=td)
+    b = torch.randn(l, n, k, device="cuda", dtype=td).transpose(1, 2)  # (L, K, N), K contiguous
+    c = torch.full((l, m, n), float("nan"), device="cuda", dtype=td)
+    if l == 1:
+        return a[0], b[0], c[0]
+    return a, b, c
+
+
+def _time_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, iterations: int, num_sms: int) -> tuple[float, float]:
+    """(median ms, normwise relative error against `ref`) of our kernel for config `cfg`."""
+    import torch
+
+    from .._compiled import kernel_for
+    from ..timing import median_ms
+    from .host import compile_gemm, problem_of, schedule, tensor_maps
+
+    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), (9, 0))
+    problem = problem_of(a, b, c)
+    grid, raster_n, swz = schedule(problem, cfg, num_sms)
+    args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz)
+    c.fill_(float("nan"))
+    kernel.launch(grid, *args)
+    torch.cuda.synchronize()
+    err = float((c.float() - ref.float()).norm() / ref.float().norm())
+    if not math.isfinite(err):
+        err = float("inf")
+    ms = median_ms(lambda: kernel.launch(grid, *args), warmup=5, iterations=iterations)
+    return ms, err
+
+
+def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> list[str]:
+    """Rows of TFLOP/s for ours and torch.matmul and their ratio per dtype and shape, then the geomean."""
+    import torch
+    from cute_runtime import device_properties
+
+    from ..timing import median_ms
+    from .__main__ import TOLERANCE
+
+    for v in variants:
+        if v not in VARIANTS:
+            raise ValueError(f"variants must be among {tuple(VARIANTS)}, got {v!r}")
+    if not variants:
+        raise ValueError("variants must name at least one variant")
+    iterations = max(iterations, MIN_ITERATIONS)
+    props = device_properties(torch.cuda.current_device())
+    if tuple(props.compute_capability) != (9, 0):
+        cc = props.compute_capability
+        return [f"dense GEMM: needs an sm_90 GPU, found compute capability {cc[0]}.{cc[1]}"]
+    num_sms = props.sm_count
+    head, others = variants[0], list(variants[1:])
+    rows = [
+        "A (M,K) row-major, B = (N,K)^T (TN), C (M,N) in the input dtype, float32 accumulation; "
+        f"ours = variant {head!r}; config = choose_config's",
+        f"{'dtype':8} {'M x N x K (L)':22} {'ours TF/s':>9} {'torch TF/s':>10} {'ratio':>6}  "
+        + "".join(f"{v + ' TF/s':>11} {'vs ' + head:>8}  " for v in others)
+        + f"{'rel.err':>8}  config",
+    ]
+    ratios = []
+    for dtype in BENCH_DTYPES:
+        for mnkl in BENCH_SHAPES:
+            m, n, k, l = mnkl
+            label = f"{m}x{n}x{k}" + (f" ({l})" if l > 1 else "")
+            a, b, c = _operands(mnkl, dtype)
+            ref = torch.matmul(a, b)
+            flops = 2.0 * m * n * k * l
+            t_torch = median_ms(lambda a=a, b=b: torch.matmul(a, b), warmup=5, iterations=iterations)
+            cfg = bench_config(mnkl, dtype, head, num_sms)
+            cells = []
+            try:
+                t_ours, err = _time_ours(cfg, a, b, c, ref, iterations, num_sms)
+                ok = err <= TOLERANCE[dtype]
+                for v in others:
+                    vt, verr = _time_ours(cfg.with_variant(v), a, b, c, ref, iterations, num_sms)
+                    good = verr <= TOLERANCE[dtype]
+                    cells.append(
+                        f"{flops / vt / 1e9:11.1f} {t_ours and vt / t_ours:7.3f}x  " if good else f"{'WRONG':>11} {'':8}  "
+                    )
+            except Exception as exc:  # noqa: BLE001 - one failing row must not hide the others
+                rows.append(f"{dtype:8} {label:22} error: {type(exc).__name__}: {exc}")
+                continue
+            finally:
+                del a, b, c
+                torch.cuda.empty_cache()
+            if not ok:
+                rows.append(f"{dtype:8} {label:22} WRONG RESULT: relative error {err:.2e} > {TOLERANCE[dtype]:.1e} "
+                            f"({cfg.name})")
+                continue
+            ratio = t_torch / t_ours
+            ratios.append(ratio)
+            rows.append(
+                f"{dtype:8} {label:22} {flops / t_ours / 1e9:9.1f} {flops / t_torch / 1e9:10.1f} {ratio:6.3f}  "
+                + "".join(cells)
+                + f"{err:8.1e}  {cfg.name}"
+            )
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        rows.append(f"geometric mean of ours/torch speed ratios over {len(ratios)} rows: {geo:.3f}")
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the GEMM table (`--variant fast,base` compares speed options on the same tensors)."""
+    p = argparse.ArgumentParser(prog="python -m cute_examples.dense_gemm.bench", description=__doc__.split("\n")[0])
+    p.add_argument("--iterations", type=int, default=30)
+    p.add_argument("--variant", default="fast,base", help=f"comma-separated, first is the headline: {tuple(VARIANTS)}")
+    p.add_argument("--bundle", default=None, help="serve the kernels from this AOT bundle directory")
+    args = p.parse_args(argv)
+    variants = [v.strip() for v in args.variant.split(",") if v.strip()]
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad or not variants:
+        p.error(f"--variant must list names among {tuple(VARIANTS)}, got {args.variant!r}")
+    import torch
+
+    if args.bundle:
+        from .._compiled import use_bundle
+
+        use_bundle(args.bundle)
+    if not torch.cuda.is_available():
+        print("no GPU found: the GEMM benchmark needs one")
+        return 0
+    print(f"device: {torch.cuda.get_device_name()}")
+    for row in gemm_rows(args.iterations, variants):
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

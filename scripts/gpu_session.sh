@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs on a lent GPU host that has no MLIR and no package registry (see docs/performance.md):
+# every GPU test from the AOT bundle, compute-sanitizer on one odd shape, then the benchmark table.
+#   bash scripts/gpu_session.sh [tests|bench|all]     (bundle in build/aot; outputs under $OUT)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/cute-out}
+mkdir -p "$OUT"
+what=${1:-all}
+export PYTHONPATH=packages/cute-layout/src:packages/cute-nvarch/src:packages/cute-runtime/src:packages/cute-examples/src
+export CUTE_REQUIRE_GPU=1 CUTE_BUNDLE_DIR=build/aot PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+export PATH=$PATH:/usr/local/cuda/bin
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
+if [[ $what == tests || $what == all ]]; then
+  python3 -m pytest -q -m gpu -p no:cacheprovider tests packages > "$OUT/gpu-tests.txt" 2>&1
+  tail -n 40 "$OUT/gpu-tests.txt"
+  compute-sanitizer --tool memcheck --error-exitcode 1 \
+    python3 -m cute_examples.elementwise_add --M 127 --N 129 --dtype Float16 2>&1 | tail -n 5 | tee "$OUT/memcheck.txt"
+fi
+if [[ $what == bench || $what == all ]]; then
+  # compile-cost rows need MLIR: staged under $HOME/mlirsite by the two staging calls (docs/performance.md)
+  if [[ -d $HOME/mlirsite/mlir ]]; then
+    export PYTHONPATH=$PYTHONPATH:packages/cute-ir/src:$HOME/mlirsite
+  fi
+  python3 -m cute_examples.bench 2>&1 | tee "$OUT/bench.txt"
+fi
