@@ -28,7 +28,8 @@ def layout(session: nox.Session) -> None:
     """cute-layout alone: installs nothing else, and its tests pass without any other package."""
     session.install("./packages/cute-layout")
     frozen = session.run("python", "-m", "pip", "list", "--format=freeze", silent=True)
-    extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in {"cute-layout", "pip", "setuptools"}]
+    allowed = {"cute-layout", "pip", "setuptools"}
+    extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in allowed]
     if extra:
         session.error(f"cute-layout pulled in other packages: {extra}")
     session.run("python", "-c", "import cute_layout; print('cute_layout', cute_layout.__version__)")

@@ -14,10 +14,12 @@ import pytest
 
 pytest.importorskip("mlir")
 
-from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs  # noqa: E402
+from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs, variant_configs  # noqa: E402
+from cute_examples.dense_gemm.bench import bench_config  # noqa: E402
 from cute_examples.dense_gemm.host import compile_gemm  # noqa: E402
 from cute_examples.dense_gemm.kernel import PARAMS  # noqa: E402
 from cute_examples.dense_gemm.schedule import num_units, unit_tile  # noqa: E402
+from cute_examples.dense_gemm.spec import GemmConfig  # noqa: E402
 from cute_ir.hopper import sass  # noqa: E402
 
 
@@ -36,11 +38,14 @@ def _check_artifact(cfg, art, with_sass=True):
     ptx = re.sub(r"[ \t]+", " ", art.ptx)
     assert ptx.count(".param .align 64 .b8") == 3
     k_blocks = cfg.tile_k // 16
+    # K-tile 0 is peeled out of the K loop: two chains of k_blocks wgmmas
     mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.(\w+)\.(\w+)\.(\w+)", ptx)
     short = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
-    assert mma == [(str(cfg.tile_n), short[cfg.acc_dtype], short[cfg.a_dtype], short[cfg.b_dtype])] * k_blocks
+    form = (str(cfg.tile_n), short[cfg.acc_dtype], short[cfg.a_dtype], short[cfg.b_dtype])
+    assert mma == [form] * 2 * k_blocks
     tnsp = f"p, 1, 1, {int(cfg.a_major == 'm')}, {int(cfg.b_major == 'n')};"
-    assert ptx.count(tnsp) == k_blocks
+    assert ptx.count(tnsp) == 2 * k_blocks
+    _check_speed_options(cfg, ptx)
     assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx and "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
     loads = re.findall(
         r"cp\.async\.bulk\.tensor\.3d\.shared::cluster\.global\.tile\.mbarrier::complete_tx::bytes"
@@ -56,11 +61,39 @@ def _check_artifact(cfg, art, with_sass=True):
         return
     if sass.find_disassembler() is None:
         pytest.skip("no SASS disassembler: install nvidia-cuda-nvdisasm (cuobjdump -sass needs it)")
-    ops = sass.opcode_counts(sass.disassemble(art.cubin))
-    assert ops["HGMMA"] == k_blocks
+    text = sass.disassemble(art.cubin)
+    ops = sass.opcode_counts(text)
+    assert ops["HGMMA"] == 2 * k_blocks
+    # scale-d 0 shows as an HGMMA whose accumulator input is RZ with the !UPT predicate; ptxas folds the
+    # zeroed accumulators of acc_init="zero" into the peeled first K-block the same way
+    zero_d = re.findall(r"HGMMA\.\S+ R\d+, gdesc\[UR\d+\](?:\.tnsp[AB])*, RZ, !UPT", text)
+    assert len(zero_d) == 1, zero_d
+    waits = re.findall(r"WARPGROUP\.DEPBAR\.LE gsb0, (0x[01])", text)
+    assert sorted(set(waits)) == (["0x0", "0x1"] if cfg.k_pipe_mmas else ["0x0"])
     assert ops["UTMALDG"] >= 2 and ops["UTMASTG"] >= 1
     assert ops["STL"] == 0 and ops["LDL"] == 0
     assert ops["USETMAXREG"] == 2
+
+
+def _check_speed_options(cfg, ptx):
+    """The PTX of the speed options: wgmma waits, scale-d of the first K-block, epilogue store waits."""
+    waits = re.findall(r"wgmma\.wait_group\.sync\.aligned (\d);", ptx)
+    if cfg.k_pipe_mmas == 1:
+        # one group kept in flight inside the K loop, everything retired after it
+        assert waits == ["1", "0"], waits
+    else:
+        assert waits == ["0", "0"], waits  # after the peeled K-tile and inside the loop
+    scale_d = re.findall(r"setp\.ne\.b32 p, ([01]), 0;\s*wgmma", ptx)
+    want_zero = 1 if cfg.acc_init == "scale_d" else 0
+    assert scale_d.count("0") == want_zero and len(scale_d) == 2 * cfg.tile_k // 16
+    chunks = cfg.tile_n // cfg.epi_n
+    store_waits = re.findall(r"cp\.async\.bulk\.wait_group\.read (\d);", ptx)
+    if cfg.epi_buffers == 2:
+        # before each chunk's writes: at most one store (the other buffer's) pending; all done at exit
+        assert store_waits == ["1"] * chunks + ["0"], store_waits
+    else:
+        assert store_waits == ["0"] * (chunks + 1), store_waits
+    assert ptx.count("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group") >= chunks
 
 
 _DTYPE_MAJOR = dtype_major_configs()
@@ -84,6 +117,21 @@ def test_every_tile_and_cluster_assembles_with_hgmma(cfg):
         assert "mbarrier.arrive.release.cluster.shared::cluster.b64" in ptx
         assert "barrier.cluster.arrive.relaxed.aligned;" in ptx and "barrier.cluster.wait.aligned;" in ptx
         assert f".reqnctapercluster {cfg.cluster_m}, {cfg.cluster_n}, 1" in ptx
+
+
+# the "base" variant of the GPU-tested configs, each speed option on its own, and a benchmark config
+_OPTION_CONFIGS = variant_configs() + [
+    GemmConfig(k_pipe_mmas=0, acc_init="scale_d", epi_buffers=2),
+    GemmConfig(tile_n=64, k_pipe_mmas=1, acc_init="zero", epi_buffers=1, c_major="m"),
+    GemmConfig(tile_n=256, k_pipe_mmas=0, acc_init="zero", epi_buffers=2, c_dtype="float32"),
+    bench_config((8192, 8192, 8192, 1), "bfloat16"),
+]
+
+
+@pytest.mark.parametrize("cfg", _OPTION_CONFIGS, ids=lambda c: c.name)
+def test_speed_options_assemble_as_specified(cfg):
+    """wait_group 1 / 0, scale-d 0 on the first K-block, one or two epilogue buffers: PTX and SASS."""
+    _check_artifact(cfg, compile_gemm(cfg))
 
 
 def test_kernel_schedule_on_cpu_equals_python():

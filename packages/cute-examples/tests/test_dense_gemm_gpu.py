@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 import pytest
-from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs
+from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs, variant_configs
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -83,6 +83,7 @@ def run_case(cfg, m, n, k, l, tile=None, cluster=None):
         acc_dtype=cfg.acc_dtype,
         tile_shape_mnk=tile or (cfg.tile_m, cfg.tile_n, cfg.tile_k),
         cluster_shape_mn=cluster or (cfg.cluster_m, cfg.cluster_n),
+        variant=cfg.variant,
     )
     torch.cuda.synchronize()
     assert out is c
@@ -108,10 +109,23 @@ def test_every_dtype_and_major(index, shape):
 @pytest.mark.parametrize("cfg", tile_cluster_configs(), ids=lambda c: c.name)
 @pytest.mark.parametrize(
     "shape",
-    [(1000, 1000, 1000, 1), (127, 255, 72, 1), (257, 130, 100, 3)],
+    [(1000, 1000, 1000, 1), (127, 255, 72, 1), (257, 130, 100, 3), (1536, 1536, 200, 2)],
     ids=lambda s: "x".join(map(str, s)),
 )
 def test_every_tile_and_cluster(cfg, shape):
+    # 1536 x 1536 x 2 gives every CTA several work units (pipeline phases and epilogue buffers carry over)
+    run_case(cfg, *shape)
+
+
+@requires_sm90
+@pytest.mark.parametrize("cfg", variant_configs(), ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "shape",
+    [(1000, 1000, 1000, 1), (127, 255, 72, 1), (1536, 1536, 200, 2)],
+    ids=lambda s: "x".join(map(str, s)),
+)
+def test_base_variant(cfg, shape):
+    """The unpipelined variant the benchmark compares against is correct too."""
     run_case(cfg, *shape)
 
 
@@ -146,6 +160,26 @@ def test_stride_breaking_the_16_byte_rule_is_a_value_error():
     b = torch.randn(64, 100, dtype=torch.float16, device="cuda")
     with pytest.raises(ValueError, match=r"b: stride 100"):
         gemm(a, b)
+
+
+@requires_sm90
+def test_tune_stores_the_fastest_and_gemm_uses_it(tmp_path, monkeypatch):
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.dense_gemm.spec import GemmConfig
+    from cute_examples.dense_gemm.tune import load_tune_cache, tune
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "tune.json"))
+    a = torch.randn(768, 512, dtype=torch.float16, device="cuda")
+    b = torch.randn(640, 512, dtype=torch.float16, device="cuda").t()
+    c = torch.empty(768, 640, dtype=torch.float16, device="cuda")
+    cands = [GemmConfig(), GemmConfig(tile_n=256, cluster_m=2)]  # bundled configurations
+    best, rows = tune(a, b, c, iterations=3, candidates=cands)
+    assert best.config.spec() in [x.spec() for x in cands] and best.us > 0
+    assert sum("TFLOP/s" in r for r in rows) >= 2 * 5 and rows[-1].startswith("best: ")
+    assert len(load_tune_cache()) == 1
+    out = gemm(a, b)  # no tile/cluster/variant: the tuned entry
+    ref = a.float() @ b.float()
+    assert float((out.float() - ref).norm() / ref.norm()) <= 2e-3
 
 
 _SANITIZER_CASE = """

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from cute_examples.checks import EW_SHAPES, check_elementwise
 from cute_examples.elementwise_add.kernel import DTYPES
 from cute_runtime.testing import requires_gpu
@@ -26,7 +25,6 @@ def test_transposed_view(dtype: str) -> None:
 @requires_gpu
 def test_partial_overlap_is_rejected() -> None:
     import torch
-
     from cute_examples.elementwise_add import elementwise_add
 
     buf = torch.zeros(64 * 65, device="cuda")
@@ -39,7 +37,6 @@ def test_partial_overlap_is_rejected() -> None:
 @requires_gpu
 def test_in_place_into_a() -> None:
     import torch
-
     from cute_examples.elementwise_add import elementwise_add
 
     a = torch.randn(300, 500, device="cuda")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from cute_examples.elementwise_add import elementwise_add
 
 

@@ -20,13 +20,13 @@ def median_ms(fn: Callable[[], object], *, warmup: int = 5, iterations: int = 20
     torch.cuda.synchronize()
     starts = [torch.cuda.Event(enable_timing=True) for _ in range(iterations)]
     ends = [torch.cuda.Event(enable_timing=True) for _ in range(iterations)]
-    for s, e in zip(starts, ends):
+    for s, e in zip(starts, ends, strict=True):
         s.record()
         for _ in range(batch):
             fn()
         e.record()
     torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends)) / batch
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends, strict=True)) / batch
 
 
 def host_us_per_call(fn: Callable[[], object], *, calls: int = 2000, repeats: int = 5) -> float:

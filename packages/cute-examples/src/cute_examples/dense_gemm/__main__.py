@@ -8,7 +8,11 @@ Every run compiles (or loads) the kernel and prints its resource line; without a
 `no GPU found` and exits 0. With one it checks the result against a float32 torch reference (normwise
 relative error <= --tolerance, unless --skip_ref_check) and with --benchmark prints the time, TFLOP/s and
 the ratio to torch.matmul on the same tensors in the same process. --use_cold_l2 cycles through enough
-copies of the operands to defeat the L2 cache between timed calls.
+copies of the operands to defeat the L2 cache between timed calls. --variant picks the speed options
+("fast": pipelined wgmma, scale-d 0 start, double-buffered epilogue; "base": the first, unpipelined kernel).
+--tune times the cost model's best few configurations (and tile orders) for the shape on the GPU, keeps the
+fastest in the tune cache (cute_examples.config.tune_cache_path(); gemm() then uses it for that shape) and
+runs the check and benchmark with it.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..report import NO_GPU, resource_line
-from .spec import GemmConfig, canonical_dtype
+from .spec import VARIANTS, GemmConfig, canonical_dtype
 
 __all__ = ["main", "make_operands", "parse_args", "reference_error"]
 
@@ -59,6 +63,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--use_cold_l2", action="store_true")
     p.add_argument("--benchmark", action="store_true")
     p.add_argument("--bundle", default=None, help="serve the kernel from this AOT bundle directory")
+    p.add_argument("--variant", choices=tuple(VARIANTS), default="fast", help="speed options of the kernel")
+    p.add_argument(
+        "--tune", action="store_true", help="time candidate configs for this shape and cache the fastest"
+    )
     args = p.parse_args(argv)
     m, n, k, l = args.mnkl
     if min(m, n, k, l) < 1:
@@ -85,7 +93,7 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
         tile_k=tk,
         cluster_m=cm,
         cluster_n=cn,
-    )
+    ).with_variant(args.variant)
 
 
 def _torch_dtype(name: str) -> Any:
@@ -169,6 +177,17 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
 
     props = device_properties(torch.cuda.current_device())
     cc = tuple(props.compute_capability)
+    order: tuple[int | None, int | None] = (None, None)
+    if args.tune and cc == (9, 0):
+        from .tune import tune
+
+        torch.manual_seed(0)
+        ta, tb, tc = make_operands(cfg, m, n, k, l)
+        best, rows = tune(ta, tb, tc, cfg.acc_dtype, iterations=max(args.iterations, 10))
+        del ta, tb, tc
+        for row in rows:
+            print(f"tune: {row}")
+        cfg, order = best.config, (best.raster_along_n, best.swizzle_log)
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
     print(f"kernel: {cfg.name}")
     print(resource_line(kernel.entry.resources))
@@ -178,7 +197,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     torch.manual_seed(0)
     a, b, c = make_operands(cfg, m, n, k, l)
     problem = problem_of(a, b, c)
-    launch_gemm(kernel, problem, cfg, props.sm_count)
+    launch_gemm(kernel, problem, cfg, props.sm_count, None, *order)
     torch.cuda.synchronize()
     status = 0
     if not args.skip_ref_check:
@@ -201,7 +220,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
             sets += [make_operands(cfg, m, n, k, l) for _ in range(min(copies, 16))]
         probs = [problem_of(*s) for s in sets]
         # encode the descriptors once: the timed loop only launches
-        grid, raster_n, swz = schedule(probs[0], cfg, props.sm_count)
+        grid, raster_n, swz = schedule(probs[0], cfg, props.sm_count, *order)
         launches = [(*tensor_maps(p, cfg), p.m, p.n, p.k, p.l, raster_n, swz) for p in probs]
         i = [0]
 

@@ -6,7 +6,10 @@ A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it h
 
 `dtype_major_configs()` is every A/B x accumulator x C dtype combination times every (A, B, C) major at the
 128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (M 64/128 x N 64/128/256) times
-every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C.
+every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C (all with
+the default "fast" speed options); `variant_configs()` is the "base" variant of a few of those (the GPU
+tests compare the two); `bench_configs()` is every config the benchmark rows and `--tune` candidates of
+the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe).
 """
 
 from __future__ import annotations
@@ -14,15 +17,29 @@ from __future__ import annotations
 import itertools
 import sys
 
-from .spec import CLUSTER_SHAPES, GemmConfig
+from .spec import CLUSTER_SHAPES, VARIANTS, GemmConfig
 
 __all__ = [
+    "VARIANT_TEST_CONFIGS",
     "aot_configs",
+    "bench_configs",
     "dtype_major_configs",
     "dtype_combinations",
     "tile_cluster_configs",
+    "variant_configs",
     "write_aot_bundle",
 ]
+
+# configs whose "base" variant (the first, unpipelined kernel) the GPU tests also run
+VARIANT_TEST_CONFIGS = (
+    GemmConfig(),
+    GemmConfig(tile_n=256, cluster_m=2),
+    GemmConfig(tile_m=64, tile_n=64, cluster_m=2, cluster_n=2),
+    GemmConfig(
+        a_dtype="bfloat16", b_dtype="bfloat16", c_dtype="float32", a_major="m", b_major="n", c_major="m"
+    ),
+)
+BENCH_NUM_SMS = (132, 114)
 
 
 def dtype_combinations() -> list[tuple[str, str, str]]:
@@ -67,10 +84,29 @@ def tile_cluster_configs() -> list[GemmConfig]:
     ]
 
 
+def variant_configs() -> list[GemmConfig]:
+    """The "base" variant of `VARIANT_TEST_CONFIGS` (the "fast" one is in the other lists)."""
+    return [cfg.with_variant("base") for cfg in VARIANT_TEST_CONFIGS]
+
+
+def bench_configs() -> list[GemmConfig]:
+    """Every config of the benchmark rows and of the `--tune` candidates for them, in every variant."""
+    from .bench import BENCH_DTYPES, BENCH_SHAPES, bench_shape
+    from .tune import tune_candidates
+
+    out = []
+    for dtype in BENCH_DTYPES:
+        for mnkl in BENCH_SHAPES:
+            for sms in BENCH_NUM_SMS:
+                for cfg in tune_candidates(bench_shape(mnkl, dtype), "float32", sms):
+                    out.extend(cfg.with_variant(v) for v in VARIANTS)
+    return out
+
+
 def aot_configs() -> list[GemmConfig]:
-    """Every configuration the GPU tests and the CLI's defaults need (no duplicates)."""
+    """Every configuration the GPU tests, the CLI's defaults and the benchmark need (no duplicates)."""
     seen: dict[str, GemmConfig] = {}
-    for cfg in dtype_major_configs() + tile_cluster_configs():
+    for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs():
         seen.setdefault(cfg.name, cfg)
     return list(seen.values())
 

@@ -23,7 +23,7 @@ from typing import Any
 from .choice import GemmShape
 from .spec import VARIANTS, GemmConfig
 
-__all__ = ["BENCH_DTYPES", "BENCH_SHAPES", "bench_config", "gemm_rows", "main"]
+__all__ = ["BENCH_DTYPES", "BENCH_SHAPES", "bench_config", "bench_shape", "gemm_rows", "main"]
 
 # (M, N, K, L)
 BENCH_SHAPES = (
@@ -44,7 +44,9 @@ def bench_shape(mnkl: tuple[int, int, int, int], dtype: str) -> GemmShape:
     return GemmShape(m, n, k, l, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
 
 
-def bench_config(mnkl: tuple[int, int, int, int], dtype: str, variant: str = "fast", num_sms: int = 132) -> GemmConfig:
+def bench_config(
+    mnkl: tuple[int, int, int, int], dtype: str, variant: str = "fast", num_sms: int = 132
+) -> GemmConfig:
     """The config `choose_config` picks for a benchmark row (with `variant`'s speed options)."""
     from .host import choose_config
 
@@ -64,7 +66,9 @@ def _operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, An
     return a, b, c
 
 
-def _time_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, iterations: int, num_sms: int) -> tuple[float, float]:
+def _time_ours(
+    cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, iterations: int, num_sms: int
+) -> tuple[float, float]:
     """(median ms, normwise relative error against `ref`) of our kernel for config `cfg`."""
     import torch
 
@@ -110,7 +114,7 @@ def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> li
         "A (M,K) row-major, B = (N,K)^T (TN), C (M,N) in the input dtype, float32 accumulation; "
         f"ours = variant {head!r}; config = choose_config's",
         f"{'dtype':8} {'M x N x K (L)':22} {'ours TF/s':>9} {'torch TF/s':>10} {'ratio':>6}  "
-        + "".join(f"{v + ' TF/s':>11} {'vs ' + head:>8}  " for v in others)
+        + "".join(f"{v + ' TF/s':>11} {head + '/' + v:>10}  " for v in others)
         + f"{'rel.err':>8}  config",
     ]
     ratios = []
@@ -129,24 +133,27 @@ def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> li
                 ok = err <= TOLERANCE[dtype]
                 for v in others:
                     vt, verr = _time_ours(cfg.with_variant(v), a, b, c, ref, iterations, num_sms)
-                    good = verr <= TOLERANCE[dtype]
-                    cells.append(
-                        f"{flops / vt / 1e9:11.1f} {t_ours and vt / t_ours:7.3f}x  " if good else f"{'WRONG':>11} {'':8}  "
-                    )
+                    if verr <= TOLERANCE[dtype]:
+                        cells.append(f"{flops / vt / 1e9:11.1f} {vt / t_ours:9.3f}x  ")
+                    else:
+                        cells.append(f"{'WRONG':>11} {f'err {verr:.1e}':>10}  ")
             except Exception as exc:  # noqa: BLE001 - one failing row must not hide the others
                 rows.append(f"{dtype:8} {label:22} error: {type(exc).__name__}: {exc}")
                 continue
             finally:
-                del a, b, c
+                del a, b, c, ref
                 torch.cuda.empty_cache()
             if not ok:
-                rows.append(f"{dtype:8} {label:22} WRONG RESULT: relative error {err:.2e} > {TOLERANCE[dtype]:.1e} "
-                            f"({cfg.name})")
+                rows.append(
+                    f"{dtype:8} {label:22} WRONG RESULT: relative error {err:.2e} > {TOLERANCE[dtype]:.1e} "
+                    f"({cfg.name})"
+                )
                 continue
             ratio = t_torch / t_ours
             ratios.append(ratio)
             rows.append(
-                f"{dtype:8} {label:22} {flops / t_ours / 1e9:9.1f} {flops / t_torch / 1e9:10.1f} {ratio:6.3f}  "
+                f"{dtype:8} {label:22} {flops / t_ours / 1e9:9.1f} {flops / t_torch / 1e9:10.1f} "
+                f"{ratio:6.3f}  "
                 + "".join(cells)
                 + f"{err:8.1e}  {cfg.name}"
             )
@@ -158,9 +165,13 @@ def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> li
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the GEMM table (`--variant fast,base` compares speed options on the same tensors)."""
-    p = argparse.ArgumentParser(prog="python -m cute_examples.dense_gemm.bench", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m cute_examples.dense_gemm.bench", description=__doc__.split("\n")[0]
+    )
     p.add_argument("--iterations", type=int, default=30)
-    p.add_argument("--variant", default="fast,base", help=f"comma-separated, first is the headline: {tuple(VARIANTS)}")
+    p.add_argument(
+        "--variant", default="fast,base", help=f"comma-separated names of {tuple(VARIANTS)}; first = headline"
+    )
     p.add_argument("--bundle", default=None, help="serve the kernels from this AOT bundle directory")
     args = p.parse_args(argv)
     variants = [v.strip() for v in args.variant.split(",") if v.strip()]

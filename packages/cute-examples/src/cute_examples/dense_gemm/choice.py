@@ -11,8 +11,8 @@ proportion to the operand bytes it saves (so 2x1 beats 1x2 for a 128x256 tile, w
 at least half of the SMs have a tile.
 
 `rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128);
-`choose_tile_cluster(shape)` is the first. Ties go to the larger tile. `shape` is anything with
-`m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
+`choose_tile_cluster(shape)` is the first. Ties go to the larger tile, then no cluster, then 2x1 over
+1x2. `shape` is anything with `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
 
 
 def rank_configs(shape: Any, num_sms: int = 132) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """Every (tile, cluster) that can run `shape`, fastest modelled first (ties: larger tile first)."""
+    """Every (tile, cluster) that can run `shape`, fastest modelled first (ties: see the module doc)."""
     out = []
     for tile in TILE_EFFICIENCY:
         if tile[1] == 256 and shape.c_dtype == "float32":
@@ -105,7 +105,7 @@ def rank_configs(shape: Any, num_sms: int = 132) -> list[tuple[tuple[int, int], 
             if cluster[1] > 1 and -(-shape.n // tile[1]) < cluster[1]:
                 continue
             t = estimate_us(shape, tile, cluster, num_sms)
-            out.append((t, -tile[0] * tile[1], cluster != (1, 1), tile, cluster))
+            out.append((round(t, 6), -tile[0] * tile[1], cluster != (1, 1), -cluster[0], tile, cluster))
     out.sort()
     return [(tile, cluster) for *_, tile, cluster in out]
 

@@ -264,8 +264,18 @@ def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
     return compile_kernel(cfg.spec(), build, target)
 
 
-def schedule(problem: GemmProblem, cfg: GemmConfig, num_sms: int) -> tuple[tuple[int, int, int], int, int]:
-    """(grid, raster_along_n, swizzle_log) of the persistent launch."""
+def schedule(
+    problem: Any,
+    cfg: GemmConfig,
+    num_sms: int,
+    raster_along_n: int | None = None,
+    swizzle_log: int | None = None,
+) -> tuple[tuple[int, int, int], int, int]:
+    """(grid, raster_along_n, swizzle_log) of the persistent launch (the given order, else the host's pick).
+
+    The host's pick rasters along the longer side of the cluster-tile grid and groups 2**swizzle_log (up
+    to 8) rows of the other side, so that the tiles running at once share A and B panels in L2.
+    """
     p = problem
     tiles_m = -(-p.m // cfg.tile_m)
     tiles_n = -(-p.n // cfg.tile_n)
@@ -275,16 +285,32 @@ def schedule(problem: GemmProblem, cfg: GemmConfig, num_sms: int) -> tuple[tuple
     clusters = max(1, min(units, num_sms // cfg.cluster_size))
     raster_n = 1 if cn > cm else 0
     minor = cm if raster_n else cn
-    swizzle_log = 0
-    while swizzle_log < 3 and (2 << swizzle_log) <= minor and units > clusters:
-        swizzle_log += 1
-    return (cfg.cluster_m * clusters, cfg.cluster_n, 1), raster_n, swizzle_log
+    swz = 0
+    while swz < 3 and (2 << swz) <= minor and units > clusters:
+        swz += 1
+    if raster_along_n is not None:
+        if raster_along_n not in (0, 1):
+            raise ValueError(f"raster_along_n must be 0 or 1, got {raster_along_n!r}")
+        raster_n = raster_along_n
+    if swizzle_log is not None:
+        if not isinstance(swizzle_log, int) or not 0 <= swizzle_log <= 4:
+            raise ValueError(f"swizzle_log must be an int in [0, 4], got {swizzle_log!r}")
+        swz = swizzle_log
+    return (cfg.cluster_m * clusters, cfg.cluster_n, 1), raster_n, swz
 
 
-def launch_gemm(kernel: Any, problem: GemmProblem, cfg: GemmConfig, num_sms: int, stream: Any = None) -> None:
+def launch_gemm(
+    kernel: Any,
+    problem: GemmProblem,
+    cfg: GemmConfig,
+    num_sms: int,
+    stream: Any = None,
+    raster_along_n: int | None = None,
+    swizzle_log: int | None = None,
+) -> None:
     """Encode the descriptors and launch `kernel` (a cute_runtime Kernel of cfg) for `problem`."""
     a_map, b_map, c_map = tensor_maps(problem, cfg)
-    grid, raster_n, swz = schedule(problem, cfg, num_sms)
+    grid, raster_n, swz = schedule(problem, cfg, num_sms, raster_along_n, swizzle_log)
     p = problem
     kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, stream=stream)
 
@@ -309,9 +335,14 @@ def gemm(
     acc_dtype: object = "float32",
     tile_shape_mnk: tuple[int, int, int] | None = None,
     cluster_shape_mn: tuple[int, int] | None = None,
+    variant: str | None = None,
     stream: Any = None,
 ) -> Any:
-    """`out = a @ b` on CUDA torch tensors with the Hopper warp-specialized persistent kernel; returns out."""
+    """`out = a @ b` on CUDA torch tensors with the Hopper warp-specialized persistent kernel; returns out.
+
+    Without tile, cluster and variant a `--tune` result for this shape and device is used when there is
+    one; else `choose_config` decides (variant "fast" unless given).
+    """
     from cute_runtime import device_properties
 
     from .._compiled import kernel_for
@@ -332,9 +363,17 @@ def gemm(
     if cc != (9, 0):
         raise ValueError(f"the Hopper GEMM needs a compute capability 9.0 GPU, got {cc[0]}.{cc[1]}")
     num_sms = props.sm_count
-    cfg = choose_config(
-        problem, canonical_dtype(acc_dtype, "acc_dtype"), tile_shape_mnk, cluster_shape_mn, num_sms
-    )
+    acc = canonical_dtype(acc_dtype, "acc_dtype")
+    tuned = None
+    if tile_shape_mnk is None and cluster_shape_mn is None and variant is None:
+        from .tune import lookup_tuned
+
+        tuned = lookup_tuned(problem, acc, props.name)
+    if tuned is not None:
+        cfg, order = tuned.config, (tuned.raster_along_n, tuned.swizzle_log)
+    else:
+        cfg = choose_config(problem, acc, tile_shape_mnk, cluster_shape_mn, num_sms, variant or "fast")
+        order = (None, None)
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
-    launch_gemm(kernel, problem, cfg, num_sms, stream)
+    launch_gemm(kernel, problem, cfg, num_sms, stream, *order)
     return out

@@ -33,7 +33,7 @@ def _check_tensor(name: str, t: Any) -> None:
 
 
 def _check_out_injective(out: torch.Tensor) -> None:
-    modes = sorted((s, e) for s, e in zip(out.stride(), out.shape) if e > 1)
+    modes = sorted((s, e) for s, e in zip(out.stride(), out.shape, strict=True) if e > 1)
     if modes and modes[0][0] == 0:
         raise ValueError(f"out has a stride-0 mode of extent > 1 (strides {out.stride()}): elements would alias")
     if len(modes) == 2 and modes[1][0] < modes[0][0] * modes[0][1]:

@@ -1,0 +1,21 @@
+"""Environment settings of cute_examples (the only module of the package that reads the environment).
+
+CUTE_TUNE_CACHE  path of the JSON file where `python -m cute_examples.dense_gemm --tune` keeps the fastest
+                 GEMM configuration per (shape, dtypes, majors, device name)
+                 (default: $XDG_CACHE_HOME/cute-examples/gemm_tune.json, else ~/.cache/...)
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["tune_cache_path"]
+
+
+def tune_cache_path() -> str:
+    """The JSON file of tuned GEMM configurations."""
+    p = os.environ.get("CUTE_TUNE_CACHE", "").strip()
+    if p:
+        return os.path.abspath(os.path.expanduser(p))
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "cute-examples", "gemm_tune.json")
