@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["EW_SHAPES", "check_elementwise", "run_checks"]
+__all__ = ["EW_SHAPES", "check_elementwise", "check_gemm", "run_checks"]
 
 EW_SHAPES = ((1, 1), (1, 7), (127, 129), (4096, 4096), (16384, 16384))
 _GUARD = 4096  # elements of guard region before and after the output
@@ -60,8 +60,40 @@ def run_checks() -> list[str]:
         check_elementwise(dtype, (127, 129), transposed=True)
         rows.append(f"elementwise_add {dtype}: exact at {', '.join(f'{m}x{n}' for m, n in EW_SHAPES)} "
                     f"and a transposed 127x129 view; guard regions untouched")
-    try:
-        from .dense_gemm.checks import gemm_check_rows
-    except ImportError:
-        return rows
-    return rows + gemm_check_rows()
+    import torch
+
+    if torch.cuda.get_device_capability() == (9, 0):
+        for dtype in ("float16", "bfloat16"):
+            shapes = ((1000, 1000, 1000), (127, 255, 72), (4096, 4096, 4096))
+            for shape in shapes:
+                check_gemm(dtype, shape)
+            rows.append(f"dense_gemm {dtype}: within tolerance at {', '.join('x'.join(map(str, s)) for s in shapes)}; "
+                        "padding and guard untouched")
+    return rows
+
+
+def check_gemm(dtype_name: str, shape: tuple[int, int, int]) -> None:
+    """gemm(a, b, out) against a float32 reference, out poisoned, its padding and a guard region untouched."""
+    import torch
+
+    from .dense_gemm import gemm
+    from .dense_gemm.__main__ import TOLERANCE
+
+    dtype = getattr(torch, dtype_name)
+    m, n, k = shape
+    ld = -(-n * dtype.itemsize // 16) * 16 // dtype.itemsize
+    a, b = _random((m, k), dtype), _random((k, n), dtype)
+    storage = torch.full((m * ld + 2 * _GUARD,), -7.25, device="cuda", dtype=dtype)
+    guard = storage.clone()
+    out = storage[_GUARD:_GUARD + m * ld].view(m, ld)[:, :n]
+    out.fill_(float("nan"))
+    gemm(a, b, out)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    err = float((out.float() - ref).norm() / ref.norm())
+    if not err <= TOLERANCE[dtype_name]:
+        raise AssertionError(f"dense_gemm {dtype_name} {shape}: relative error {err:.2e} > {TOLERANCE[dtype_name]}")
+    mask = torch.ones_like(storage, dtype=torch.bool)
+    mask[_GUARD:_GUARD + m * ld].view(m, ld)[:, :n] = False
+    if not torch.equal(storage[mask].view(torch.int16), guard[mask].view(torch.int16)):
+        raise AssertionError(f"dense_gemm {dtype_name} {shape}: padding or guard region written")

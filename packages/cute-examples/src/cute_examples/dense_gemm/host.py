@@ -166,9 +166,9 @@ def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
     """The three encoded TMA descriptors (cute_runtime TensorMaps) for `problem` under `cfg`'s plan."""
     from cute_runtime import encode_tiled
 
-    from .plan import make_plan
+    from .plan import tma_boxes
 
-    plan = make_plan(cfg)
+    a_plan, b_plan, c_plan = tma_boxes(cfg)
     p = problem
 
     def encode(
@@ -191,18 +191,18 @@ def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
 
     # A: K-major -> dims (K, M, L); M-major -> (M, K, L)
     if p.a_major == "k":
-        a_map = encode(p.a, "cols", p.k, p.m, plan.a.box_dims, plan.a.swizzle)
+        a_map = encode(p.a, "cols", p.k, p.m, a_plan.box_dims, a_plan.swizzle)
     else:
-        a_map = encode(p.a, "rows", p.m, p.k, plan.a.box_dims, plan.a.swizzle)
+        a_map = encode(p.a, "rows", p.m, p.k, a_plan.box_dims, a_plan.swizzle)
     # B is stored (K, N): K-major (N x K with K contiguous) -> dims (K, N, L); N-major -> (N, K, L)
     if p.b_major == "k":
-        b_map = encode(p.b, "rows", p.k, p.n, plan.b.box_dims, plan.b.swizzle)
+        b_map = encode(p.b, "rows", p.k, p.n, b_plan.box_dims, b_plan.swizzle)
     else:
-        b_map = encode(p.b, "cols", p.n, p.k, plan.b.box_dims, plan.b.swizzle)
+        b_map = encode(p.b, "cols", p.n, p.k, b_plan.box_dims, b_plan.swizzle)
     if p.c_major == "n":
-        c_map = encode(p.c, "cols", p.n, p.m, plan.epi.box_dims, plan.epi.swizzle)
+        c_map = encode(p.c, "cols", p.n, p.m, c_plan.box_dims, c_plan.swizzle)
     else:
-        c_map = encode(p.c, "rows", p.m, p.n, plan.epi.box_dims, plan.epi.swizzle)
+        c_map = encode(p.c, "rows", p.m, p.n, c_plan.box_dims, c_plan.swizzle)
     return a_map, b_map, c_map
 
 
@@ -375,5 +375,33 @@ def gemm(
         cfg = choose_config(problem, acc, tile_shape_mnk, cluster_shape_mn, num_sms, variant or "fast")
         order = (None, None)
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
+    if _store_spills_past(problem):
+        # TMA stores write whole 16-byte chunks at the end of C's contiguous mode (seen on an H200: zeros in
+        # the padding columns of out's rows). Keep those writes inside our own padded scratch, then copy.
+        scratch = _alloc_out(a, problem.m, problem.n, problem.l, problem.c_dtype, batched)
+        staged = problem_of(a, b, scratch)
+        cfg = choose_config(staged, acc, tile_shape_mnk, cluster_shape_mn, num_sms, variant or "fast")
+        kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
+        launch_gemm(kernel, staged, cfg, num_sms, stream, *order)
+        _copy_on(stream, out, scratch)
+        return out
     launch_gemm(kernel, problem, cfg, num_sms, stream, *order)
     return out
+
+
+def _copy_on(stream: Any, dst: Any, src: Any) -> None:
+    """dst.copy_(src) ordered after the kernel: on `stream` (a torch stream or raw handle), else torch's current."""
+    import torch
+
+    if stream is None:
+        dst.copy_(src)
+        return
+    s = torch.cuda.ExternalStream(stream) if isinstance(stream, int) else stream
+    with torch.cuda.stream(s):
+        dst.copy_(src)
+
+
+def _store_spills_past(problem: GemmProblem) -> bool:
+    """Whether C's contiguous extent ends inside a 16-byte chunk, so that a TMA store would write past it."""
+    inner = problem.n if problem.c_major == "n" else problem.m
+    return (inner * DTYPE_BYTES[problem.c_dtype]) % 16 != 0

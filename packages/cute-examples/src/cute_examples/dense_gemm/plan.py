@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cute_ir.hopper.pipeline import PipelineSpec
-from cute_ir.hopper.smem import SmemPlan
-from cute_ir.hopper.wgmma import WgmmaShape
 from cute_layout import ComposedLayout, Layout
+from cute_layout.int_tuple import rank
 from cute_nvarch.gmma_desc import GmmaLayoutType, gmma_layout_type_of
 from cute_nvarch.gmma_smem import make_gmma_smem_layout
 from cute_nvarch.mma_sm90 import make_wgmma_atom
@@ -37,7 +36,12 @@ from cute_nvarch.tma import make_tma_plan
 
 from .spec import GemmConfig
 
-__all__ = ["EpiloguePlan", "GemmPlan", "OperandPlan", "TmaBox", "make_plan"]
+if TYPE_CHECKING:  # cute_ir.hopper imports MLIR: only make_plan (a compile-time step) needs it
+    from cute_ir.hopper.pipeline import PipelineSpec
+    from cute_ir.hopper.smem import SmemPlan
+    from cute_ir.hopper.wgmma import WgmmaShape
+
+__all__ = ["EpiloguePlan", "GemmPlan", "OperandPlan", "TmaBox", "make_plan", "tma_boxes"]
 
 _PTX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
 _NVARCH = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32"}
@@ -254,15 +258,31 @@ def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
     return EpiloguePlan(layout, cfg.c_bytes, box_dims, boxes, swizzle)
 
 
-@functools.lru_cache(maxsize=256)
-def make_plan(cfg: GemmConfig) -> GemmPlan:
-    """The plan of `cfg`'s kernel (cached per config)."""
+def _tiled_mma(cfg: GemmConfig) -> tuple[object, object]:
+    """cute-nvarch's wgmma atom and TiledMma of `cfg` (one atom per consumer warpgroup along M)."""
     a_major = "K" if cfg.a_major == "k" else "MN"
     b_major = "K" if cfg.b_major == "k" else "MN"
     atom = make_wgmma_atom(
         _NVARCH[cfg.a_dtype], _NVARCH[cfg.b_dtype], _NVARCH[cfg.acc_dtype], cfg.tile_n, a_major, b_major
     )
-    tiled = make_tiled_mma(atom, (cfg.num_consumer_warpgroups, 1, 1))
+    return atom, make_tiled_mma(atom, (cfg.num_consumer_warpgroups, 1, 1))
+
+
+@functools.lru_cache(maxsize=256)
+def tma_boxes(cfg: GemmConfig) -> tuple[OperandPlan, OperandPlan, EpiloguePlan]:
+    """The A, B and C TMA plans of `cfg` (box extents, swizzle): what the host encodes, without MLIR."""
+    _, tiled = _tiled_mma(cfg)
+    return _operand(cfg, "A", tiled, cfg.num_stages), _operand(cfg, "B", tiled, cfg.num_stages), _epilogue(cfg)
+
+
+@functools.lru_cache(maxsize=256)
+def make_plan(cfg: GemmConfig) -> GemmPlan:
+    """The plan of `cfg`'s kernel (cached per config); needs cute_ir.hopper (and so MLIR)."""
+    from cute_ir.hopper.pipeline import PipelineSpec
+    from cute_ir.hopper.smem import SmemPlan
+    from cute_ir.hopper.wgmma import WgmmaShape
+
+    atom, _ = _tiled_mma(cfg)
     shape = WgmmaShape(
         cfg.tile_n,
         _PTX[cfg.a_dtype],
@@ -274,9 +294,7 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
     if shape.mnemonic != atom.ptx:
         raise ValueError(f"wgmma form {shape.mnemonic} differs from cute-nvarch's atom {atom.ptx}")
     stages = cfg.num_stages
-    a = _operand(cfg, "A", tiled, stages)
-    b = _operand(cfg, "B", tiled, stages)
-    epi = _epilogue(cfg)
+    a, b, epi = tma_boxes(cfg)
     # accumulator value v of thread 0 -> (row, col) in the 64 x N atom tile (C layout is m + 64*n)
     lc = atom.layout_c_tv
     values = tuple(divmod(lc((0, v)), 64)[::-1] for v in range(atom.num_c_values))
@@ -299,16 +317,28 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
 
 
 def _check_fragment(lc: Layout, values: tuple[tuple[int, int], ...]) -> None:
-    """The epilogue's addressing assumption: (row, col) of (t, v) = (row, col) of (t, 0) + that of (0, v)."""
+    """The epilogue's addressing assumption: (row, col) of (t, v) = (row, col) of (t, 0) + that of (0, v).
+
+    `lc` has a thread mode and a value mode, so `lc(t, v) = lc(t, 0) + lc(0, v)` holds for offsets; the
+    split `offset = row + 64 * col` keeps it for (row, col) when thread rows plus value rows stay below 64
+    (no carry). That bound is checked, and the sum itself on every eighth thread and all values.
+    """
+    if rank(lc.shape) != 2:
+        raise ValueError(f"wgmma C layout must have a thread and a value mode, got shape {lc.shape}")
+    starts = []
     for t in range(128):
         tr, tc = divmod(lc((t, 0)), 64)[::-1]
         if (tr, tc) != (16 * (t // 32) + (t % 32) // 4, 2 * (t % 4)):
             raise ValueError(f"wgmma C layout: thread {t} does not start at the PTX fragment position")
-        for v, (vr, vc) in enumerate(values):
-            r, c = divmod(lc((t, v)), 64)[::-1]
-            if (r, c) != (tr + vr, tc + vc):
-                raise ValueError(f"wgmma C layout: (thread {t}, value {v}) is not additive")
+        starts.append((tr, tc))
     for v, (vr, vc) in enumerate(values):
         j, rest = divmod(v, 4)
         if (vr, vc) != (8 * (rest // 2), 8 * j + rest % 2):
             raise ValueError(f"wgmma C layout: value {v} is not at the PTX register position")
+    if max(r for r, _ in starts) + max(r for r, _ in values) >= 64:
+        raise ValueError("wgmma C layout: thread and value rows carry into the column")
+    for t in range(0, 128, 8):
+        tr, tc = starts[t]
+        for v, (vr, vc) in enumerate(values):
+            if divmod(lc((t, v)), 64)[::-1] != (tr + vr, tc + vc):
+                raise ValueError(f"wgmma C layout: (thread {t}, value {v}) is not additive")
