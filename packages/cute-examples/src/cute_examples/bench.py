@@ -136,7 +136,7 @@ def bench_costs() -> list[str]:
     from .elementwise_add.kernel import grid_for
 
     kernel, spec = select_kernel(a, b, c)
-    grid, tail = grid_for(spec, 32, 32), (32, 32, *a.stride(), *b.stride(), *c.stride())
+    grid, tail = grid_for(spec, 32, 32)[0], (32, 32, *a.stride(), *b.stride(), *c.stride())
     bare = host_us_per_call(lambda: kernel.launch(grid, a, b, c, *tail))
     ours = host_us_per_call(lambda: elementwise_add(a, b, c))
     ref = host_us_per_call(lambda: torch.add(a, b, out=c))
