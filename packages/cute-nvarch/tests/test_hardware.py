@@ -89,7 +89,7 @@ def gpu(tmp_path_factory: pytest.TempPathFactory) -> _Gpu:
         msg = "nvcc is not on PATH: the hardware check compiles its kernels on the GPU machine"
         if testing.config.require_gpu():
             pytest.fail(msg)
-        pytest.skip(msg)
+        pytest.skip(f"requires_nvcc: {msg}")
     cubin = tmp_path_factory.mktemp("nvarch") / "kernels.cubin"
     cmd = [nvcc, "-arch=sm_90a", "-cubin", "-O2", "-o", str(cubin), str(KERNELS)]
     proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -48,5 +48,5 @@ def test_provider_is_pluggable() -> None:
 def test_auto_provider_without_torch_cuda() -> None:
     torch = pytest.importorskip("torch")
     if torch.cuda.is_available():
-        pytest.skip("checks the CPU-only path")
+        pytest.skip("a GPU is present: this checks the CPU-only path")
     assert st.current_stream(0) == 0

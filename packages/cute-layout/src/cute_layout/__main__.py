@@ -127,6 +127,9 @@ def main(argv: list[str] | None = None) -> int:
             with open(args.svg, "w", encoding="utf-8") as out:
                 out.write(picture)
             print(f"wrote {args.svg}", file=sys.stderr)
+    except BrokenPipeError:  # `... | head`: the reader went away; nothing is wrong
+        sys.stderr.close()
+        return 0
     except Exception as exc:
         return _error(f"{type(exc).__name__}: {exc}", 1)
     return 0
