@@ -107,8 +107,9 @@ def bench_costs() -> list[str]:
         from .elementwise_add.kernel import compile_elementwise_add
 
         target = target_for(torch.cuda.get_device_capability())
+        saved = os.environ.get("CUTE_CACHE_DIR")
         with tempfile.TemporaryDirectory() as tmp:
-            os.environ["CUTE_CACHE_DIR"] = tmp
+            os.environ["CUTE_CACHE_DIR"] = tmp  # an empty cache for the cold row; restored below
             ir_cache.clear_memory_cache()
             t0 = time.perf_counter()
             art = compile_elementwise_add("float32", "vec", target, offset_bits=32)
@@ -126,7 +127,10 @@ def bench_costs() -> list[str]:
                 w = json.loads(out.stdout.strip().splitlines()[-1])
                 rows.append(f"warm (new process, disk cache filled): {w['warm_ms']:8.1f} ms   (target < 50 ms); "
                             f"MLIR imported: {w['mlir_imported']}")
-        os.environ.pop("CUTE_CACHE_DIR", None)
+        if saved is None:
+            os.environ.pop("CUTE_CACHE_DIR", None)
+        else:
+            os.environ["CUTE_CACHE_DIR"] = saved
     else:
         rows.append("cold/warm compile: not measured here (mlir not importable; kernels come from a bundle)")
     a = torch.randn(32, 32, device="cuda")

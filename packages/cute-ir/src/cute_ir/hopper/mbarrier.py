@@ -12,7 +12,8 @@ An mbarrier is an 8-byte object in shared memory (`!llvm.ptr<3>`). PTX semantics
   the current phase parity differs from P. Right after init (current phase 0) waiting on parity 1
   succeeds at once: a producer that waits for "empty" with parity `phase ^ 1` starts without waiting.
 - A remote arrive (`mapa` to another CTA's shared::cluster window, then
-  `mbarrier.arrive.release.cluster.shared::cluster`) counts on that CTA's barrier at the same offset.
+  `mbarrier.arrive.shared::cluster`, release at CTA scope by default) counts on that CTA's barrier at
+  the same offset.
 """
 
 from __future__ import annotations
@@ -56,10 +57,21 @@ def map_shared_rank(ptr: ir.Value, cta_rank: Any) -> ir.Value:
     return nvvm.mapa(cluster_ptr_type(), ptr, i32(cta_rank))
 
 
-def mbarrier_arrive_cluster(bar: ir.Value, cta_rank: Any) -> None:
-    """Arrive on the barrier at `bar`'s offset in CTA `cta_rank` of the cluster (release, cluster scope)."""
+_SCOPES = {"cta": nvvm.MemScopeKind.CTA, "cluster": nvvm.MemScopeKind.CLUSTER}
+
+
+def mbarrier_arrive_cluster(bar: ir.Value, cta_rank: Any, scope: str = "cta") -> None:
+    """Arrive on the barrier at `bar`'s offset in CTA `cta_rank` of the cluster (release at `scope`).
+
+    "cta" (CUTLASS's `ClusterBarrier::arrive(cta_id, pred)`: `mbarrier.arrive.shared::cluster`) orders
+    only this thread's own accesses and costs a plain arrive; "cluster" (`.release.cluster`) makes ptxas
+    emit `MEMBAR.ALL.GPU` before the arrive, which a per-K-tile stage release cannot afford. Releasing a
+    stage whose wgmma reads have retired (`wgmma.wait_group`) needs no stronger ordering.
+    """
+    if scope not in _SCOPES:
+        raise ValueError(f"scope must be one of {tuple(_SCOPES)}, got {scope!r}")
     remote = map_shared_rank(bar, cta_rank)
-    nvvm.MBarrierArriveOp(None, remote, scope=nvvm.MemScopeKind.CLUSTER)
+    nvvm.MBarrierArriveOp(None, remote, scope=_SCOPES[scope])
 
 
 def mbarrier_arrive_expect_tx(bar: ir.Value, tx_bytes: Any) -> None:
