@@ -68,23 +68,66 @@ def bench_elementwise(sizes: dict[str, tuple[int, int]], dtypes: tuple[str, ...]
     return rows
 
 
+# The warm row: the same call in a new process with the disk cache filled (no bundle); it must not import MLIR.
 _WARM_SNIPPET = r"""
 import json, sys, time
-t0 = time.perf_counter()
 import torch
-from cute_examples.elementwise_add import elementwise_add
-a = torch.randn(64, 64, device="cuda"); b = torch.randn(64, 64, device="cuda"); c = torch.empty_like(a)
+kind = sys.argv[1]
+a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
+c = torch.empty_like(a)
 torch.cuda.synchronize()
-t1 = time.perf_counter()
-from cute_examples.elementwise_add.host import select_kernel
-kernel, spec = select_kernel(a, b, c)
+t0 = time.perf_counter()
+if kind.startswith("elementwise_add"):
+    from cute_examples.elementwise_add.host import select_kernel
+    kernel, _ = select_kernel(a, b, c)
+else:
+    from cute_examples._compiled import kernel_for
+    from cute_examples.dense_gemm.bench import bench_config
+    from cute_examples.dense_gemm.host import compile_gemm
+    cfg = bench_config((8192, 8192, 8192, 1), "float16")
+    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), (9, 0))
 kernel.load()
-t2 = time.perf_counter()
-elementwise_add(a, b, c); torch.cuda.synchronize()
-assert torch.equal(c, a + b)
-print(json.dumps({"warm_ms": (t2 - t1) * 1e3, "mlir_imported": any(m == "mlir" or m.startswith("mlir.")
-      for m in sys.modules), "process_ms": (t2 - t0) * 1e3}))
+t1 = time.perf_counter()
+print(json.dumps({"warm_ms": (t1 - t0) * 1e3,
+                  "mlir_imported": any(m == "mlir" or m.startswith("mlir.") for m in sys.modules)}))
 """
+
+
+def _compile_costs(kind: str, compile_fn: Any, target_ms: float, warm_ms: float) -> list[str]:
+    """Cold compile (empty cache, packages and mlir imported) and warm (new process) rows for one kernel."""
+    from cute_ir import cache as ir_cache
+    from cute_runtime import Kernel
+
+    rows = []
+    saved = os.environ.get("CUTE_CACHE_DIR")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["CUTE_CACHE_DIR"] = tmp  # an empty cache for the cold row; restored below
+            ir_cache.clear_memory_cache()
+            t0 = time.perf_counter()
+            art = compile_fn()
+            Kernel(art.entry, art.cubin, art.ptx).load()
+            cold = (time.perf_counter() - t0) * 1e3
+            stages = ", ".join(f"{k} {v:.1f}" for k, v in art.timings.items())
+            rows.append(f"{kind}: cold compile (call -> loaded cubin, empty cache) {cold:8.1f} ms "
+                        f"(target < {target_ms:.0f} ms) [{stages}]")
+            env = dict(os.environ, CUTE_CACHE_DIR=tmp)
+            env.pop("CUTE_BUNDLE_DIR", None)
+            out = subprocess.run([sys.executable, "-c", _WARM_SNIPPET, kind], env=env, capture_output=True,
+                                 text=True)
+            if out.returncode != 0:
+                rows.append(f"{kind}: warm: the subprocess failed: {out.stderr.strip()[-400:]}")
+            else:
+                w = json.loads(out.stdout.strip().splitlines()[-1])
+                rows.append(f"{kind}: warm (new process, disk cache filled) {w['warm_ms']:8.1f} ms "
+                            f"(target < {warm_ms:.0f} ms); MLIR imported: {w['mlir_imported']}")
+    finally:
+        if saved is None:
+            os.environ.pop("CUTE_CACHE_DIR", None)
+        else:
+            os.environ["CUTE_CACHE_DIR"] = saved
+    return rows
 
 
 def bench_costs() -> list[str]:
@@ -97,40 +140,27 @@ def bench_costs() -> list[str]:
     rows = []
     if _mlir_importable():
         import cute_ir.control  # noqa: F401  (the definition: packages and mlir imported before the clock starts)
+        import cute_ir.hopper  # noqa: F401
         import cute_ir.kernel  # noqa: F401
         import cute_ir.stages  # noqa: F401
         import cute_ir.tensor  # noqa: F401
-        from cute_ir import cache as ir_cache
-        from cute_runtime import Kernel
 
         from ._compiled import target_for
         from .elementwise_add.kernel import compile_elementwise_add
 
-        target = target_for(torch.cuda.get_device_capability())
-        saved = os.environ.get("CUTE_CACHE_DIR")
-        with tempfile.TemporaryDirectory() as tmp:
-            os.environ["CUTE_CACHE_DIR"] = tmp  # an empty cache for the cold row; restored below
-            ir_cache.clear_memory_cache()
-            t0 = time.perf_counter()
-            art = compile_elementwise_add("float32", "vec", target, offset_bits=32)
-            Kernel(art.entry, art.cubin, art.ptx).load()
-            cold = (time.perf_counter() - t0) * 1e3
-            stages = ", ".join(f"{k} {v:.1f}" for k, v in art.timings.items())
-            rows.append(f"cold compile (call -> loaded cubin, empty cache): {cold:8.1f} ms   (target < 150 ms)"
-                        f"  [{stages}]")
-            env = dict(os.environ, CUTE_CACHE_DIR=tmp)
-            env.pop("CUTE_BUNDLE_DIR", None)
-            out = subprocess.run([sys.executable, "-c", _WARM_SNIPPET], env=env, capture_output=True, text=True)
-            if out.returncode != 0:
-                rows.append(f"warm: the subprocess failed: {out.stderr.strip()[-400:]}")
-            else:
-                w = json.loads(out.stdout.strip().splitlines()[-1])
-                rows.append(f"warm (new process, disk cache filled): {w['warm_ms']:8.1f} ms   (target < 50 ms); "
-                            f"MLIR imported: {w['mlir_imported']}")
-        if saved is None:
-            os.environ.pop("CUTE_CACHE_DIR", None)
-        else:
-            os.environ["CUTE_CACHE_DIR"] = saved
+        cc = torch.cuda.get_device_capability()
+        target = target_for(cc)
+        rows += _compile_costs(
+            "elementwise_add", lambda: compile_elementwise_add("float16", "vec", target, offset_bits=32), 150, 50
+        )
+        if cc == (9, 0):
+            from .dense_gemm import kernel as _gemm_kernel  # noqa: F401
+            from .dense_gemm import plan as _gemm_plan  # noqa: F401
+            from .dense_gemm.bench import bench_config
+            from .dense_gemm.host import compile_gemm
+
+            cfg = bench_config((8192, 8192, 8192, 1), "float16")  # the 8192^3 row's configuration
+            rows += _compile_costs(f"dense_gemm {cfg.name}", lambda: compile_gemm(cfg, target), 1000, 50)
     else:
         rows.append("cold/warm compile: not measured here (mlir not importable; kernels come from a bundle)")
     a = torch.randn(32, 32, device="cuda")
