@@ -202,7 +202,8 @@ def test_compute_sanitizer_is_clean(tool):
     if not os.path.exists(exe):
         pytest.skip("CUDA compute-sanitizer not installed")
     proc = subprocess.run(
-        [exe, "--tool", tool, "--report-api-errors", "no", "--error-exitcode", "3", sys.executable, "-c", _SANITIZER_CASE],
+        [exe, "--tool", tool, "--report-api-errors", "no", "--error-exitcode", "3",
+         sys.executable, "-c", _SANITIZER_CASE],
         capture_output=True,
         text=True,
         timeout=600,

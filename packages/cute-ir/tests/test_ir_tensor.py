@@ -9,7 +9,6 @@ import pytest
 from cute_ir.control import for_
 from cute_ir.tensor import (
     Fragment,
-    TiledCopy,
     Values,
     all_in_bounds,
     copy,
@@ -18,6 +17,7 @@ from cute_ir.tensor import (
     make_fragment_like,
     make_identity_tensor,
     make_tensor,
+    make_tiled_copy,
     make_tiled_copy_tv,
     zipped_divide,
 )
@@ -54,7 +54,7 @@ def test_static_tensors_follow_cute_layout() -> None:
         blk = z[(None, None), 5]
         assert blk.layout == Layout((16, 128), (512, 1)) and blk.base == z.layout((0, 5))
         assert local_tile(t, tiler, 5).base == blk.base
-        thr = TiledCopy(tv, tiler).get_slice(37)
+        thr = make_tiled_copy(tv, tiler, "float32").get_slice(37)
         part = thr.partition_S(blk)
         comp = composition(Layout((16, 128), (512, 1)), tv)
         assert part.layout == comp[1] and part.base == blk.base + comp(37, 0)
@@ -62,7 +62,7 @@ def test_static_tensors_follow_cute_layout() -> None:
             assert part.offset_of(v) == blk.base + comp(37, v)
         ident = make_identity_tensor((64, 512))
         crd = zipped_divide(ident, tiler)[(None, None), 5]
-        pc = TiledCopy(tv, tiler).get_slice(37).partition_S(crd)
+        pc = make_tiled_copy(tv, tiler, "float32").get_slice(37).partition_S(crd)
         for v in range(16):
             m, n = pc[v]  # global coordinates of the thread's values
             assert m * 512 + n == blk.base + comp(37, v)

@@ -26,6 +26,10 @@ elements are in bounds (one run-time check per vector) and otherwise go element 
 from __future__ import annotations
 
 from cute_layout import Layout, crd2idx, flatten, make_basis_like, size, slice_
+from cute_nvarch import make_tiled_copy as nv_make_tiled_copy
+from cute_nvarch import make_tiled_copy_tv as nv_make_tiled_copy_tv
+from cute_nvarch import make_universal_copy_atom
+from cute_nvarch.tiled_copy import TiledCopy as NvTiledCopy
 from mlir import ir
 from mlir.dialects import arith, llvm
 
@@ -47,6 +51,7 @@ __all__ = [
     "make_fragment_like",
     "make_identity_tensor",
     "make_tensor",
+    "make_tiled_copy",
     "make_tiled_copy_tv",
     "zipped_divide",
 ]
@@ -227,37 +232,59 @@ def local_tile(t: Tensor, tiler: Sequence[int], coord: object) -> Tensor:
 
 
 class TiledCopy:
-    """A tiled copy: thread-value layout `layout_tv` ((thr),(val)) -> tile index over `tiler` (CuTe order)."""
+    """cute-nvarch's TiledCopy (atom, thread-value layout, tiler) sliced by run-time thread ids (`Int`s).
 
-    __slots__ = ("layout_tv", "tiler")
+    The description and its algebra live in cute_nvarch; this adds only `get_slice(tid)` for a thread id that is an
+    SSA value. Partitioning here covers single-element atoms (universal copies); vectorization is `copy`'s job.
+    """
 
-    def __init__(self, layout_tv: Layout, tiler: object) -> None:
-        if not isinstance(layout_tv, Layout) or not _is_tuple(layout_tv.shape) or len(layout_tv.shape) != 2:
-            raise ValueError(f"TiledCopy: layout_tv must be a rank-2 (thr, val) Layout, got {layout_tv}")
-        self.layout_tv = layout_tv
-        self.tiler = tuple(tiler) if isinstance(tiler, (tuple, list)) else tiler
+    __slots__ = ("copy",)
+
+    def __init__(self, copy: NvTiledCopy) -> None:
+        if not isinstance(copy, NvTiledCopy):
+            raise TypeError(f"TiledCopy: expected a cute_nvarch TiledCopy, got {type(copy).__name__}")
+        atom = copy.atom
+        if atom.num_threads != 1 or size(atom.layout_ref_tv) != 1:
+            raise ValueError(f"TiledCopy: cute-ir partitions copies of single-element atoms, got {atom.name}")
+        self.copy = copy
+
+    @property
+    def layout_tv(self) -> Layout:
+        """(thread, value) -> tile index."""
+        return self.copy.layout_tv
+
+    @property
+    def tiler(self) -> tuple[int, ...]:
+        """The tile shape the copy covers."""
+        return self.copy.tiler_mn
 
     @property
     def num_threads(self) -> int:
         """Threads the copy is laid out for."""
-        return size(self.layout_tv.shape[0])
+        return self.copy.num_threads
 
     @property
     def num_values(self) -> int:
         """Values per thread."""
-        return size(self.layout_tv.shape[1])
+        return self.copy.num_values
 
     def get_slice(self, tid: Int | int) -> ThrCopy:
         """This copy as seen by thread `tid` (an Int or a Python int)."""
         return ThrCopy(self, tid)
 
 
-def make_tiled_copy_tv(thr_layout: Layout, val_layout: Layout) -> TiledCopy:
-    """A TiledCopy from thread and value layouts, via cute_layout's make_layout_tv (tiler, layout_tv)."""
-    from cute_layout import make_layout_tv
+def _universal_atom(dtype: object) -> object:
+    return make_universal_copy_atom(_dtypes.canonical_dtype(dtype))
 
-    tiler, layout_tv = make_layout_tv(thr_layout, val_layout)
-    return TiledCopy(layout_tv, tiler)
+
+def make_tiled_copy(layout_tv: Layout, tiler: Sequence[int], dtype: object = "int32") -> TiledCopy:
+    """A TiledCopy from a (thread, value) -> tile-index layout and the tile shape (CuTeDSL's make_tiled_copy)."""
+    return TiledCopy(nv_make_tiled_copy(_universal_atom(dtype), layout_tv, tuple(tiler)))
+
+
+def make_tiled_copy_tv(thr_layout: Layout, val_layout: Layout, dtype: object = "int32") -> TiledCopy:
+    """A TiledCopy from thread and value layouts (cute_nvarch's make_tiled_copy_tv with a universal copy atom)."""
+    return TiledCopy(nv_make_tiled_copy_tv(_universal_atom(dtype), thr_layout, val_layout))
 
 
 class ThrCopy:

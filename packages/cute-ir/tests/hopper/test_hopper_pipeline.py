@@ -165,8 +165,36 @@ def test_pipeline_ptx(compile_kernel, ptx_lines):
     assert len(waits) == 2 + spec.stages  # acquire, wait, and one per stage in the tail
     assert any(ln.startswith("mbarrier.arrive.shared.b64") for ln in lines)
     assert any(ln.startswith("mapa.shared::cluster.u64") for ln in lines)
-    assert any(ln.startswith("mbarrier.arrive.release.cluster.shared::cluster.b64 _,") for ln in lines)
+    # the remote release is CTA-scoped (CUTLASS's ClusterBarrier::arrive): no .release.cluster, whose
+    # MEMBAR.ALL.GPU would stall every K-tile
+    assert any(ln.startswith("mbarrier.arrive.shared::cluster.b64 _,") for ln in lines)
+    assert not any(ln.startswith("mbarrier.arrive.release.cluster") for ln in lines)
     assert ".reqnctapercluster 2, 1, 1" in art.ptx or ".explicitcluster" in art.ptx
+
+
+@pytest.mark.parametrize("scope", ["cta", "cluster"])
+def test_remote_release_scope(compile_kernel, ptx_lines, scope):
+    """consumer_release_cluster(scope=...) picks the arrive's release scope; a bad scope is refused."""
+    spec = H.PipelineSpec(stages=2, tx_bytes=1024, consumer_arrivals=1)
+
+    def body(k):
+        pipe = H.TmaPipeline(spec, H.dynamic_smem_base(1024))
+        pipe.consumer_release_cluster(k.arg("s"), 1, scope)
+
+    art = compile_kernel("rel", [("s", "i32")], body, block=(128, 1, 1), cluster=(2, 1, 1), dynamic_smem=2048)
+    arrives = [ln for ln in ptx_lines(art.ptx) if ln.startswith("mbarrier.arrive")]
+    want = "mbarrier.arrive.shared::cluster.b64" if scope == "cta" else "mbarrier.arrive.release.cluster"
+    assert len(arrives) == 1 and arrives[0].startswith(want), arrives
+
+
+def test_remote_release_rejects_unknown_scope(compile_kernel):
+    spec = H.PipelineSpec(stages=2, tx_bytes=1024, consumer_arrivals=1)
+
+    def body(k):
+        H.TmaPipeline(spec, H.dynamic_smem_base(1024)).consumer_release_cluster(k.arg("s"), 1, "gpu")
+
+    with pytest.raises(ValueError, match="scope must be one of"):
+        compile_kernel("rel", [("s", "i32")], body, block=(128, 1, 1), cluster=(2, 1, 1), dynamic_smem=2048)
 
 
 def simulate_cluster(

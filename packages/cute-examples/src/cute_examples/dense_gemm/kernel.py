@@ -229,7 +229,7 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
     ok = (dst < cfg.cluster_size) & same
     sig = _if(ok)
     with ir.InsertionPoint(sig.then_block):
-        pipe.consumer_release_cluster(stage, dst.value)
+        pipe.consumer_release_cluster(stage, dst.value, cfg.release_scope)
         scf.yield_([])
 
 

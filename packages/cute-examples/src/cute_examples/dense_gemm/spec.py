@@ -16,6 +16,11 @@ Speed options (each selectable, so that one GPU run can compare them; `VARIANTS`
   registers); "zero" starts from zero-initialised accumulators.
 - `epi_buffers`: C staging buffers per consumer warpgroup; 2 lets the TMA store of one subtile run while
   the next is written to shared memory.
+- `release_scope`: memory scope of a consumer's remote stage release in a cluster (`mbarrier.arrive` on a
+  peer CTA's empty barrier). "cta" is CUTLASS's `ClusterBarrier::arrive(cta_id, pred)` (a plain
+  `SYNCS.ARRIVE`); "cluster" (`.release.cluster`, the first kernels' choice) makes ptxas put
+  `MEMBAR.ALL.GPU` before every K-tile's release. Only "cluster_release" uses it: the control that measures
+  what the fence costs. Left out of `spec()` when "cta", so default specs are unchanged.
 """
 
 from __future__ import annotations
@@ -57,10 +62,14 @@ DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
 ACC_INITS = ("scale_d", "zero")
-# named sets of the speed options: "fast" (the defaults) and "base" (the first, unpipelined kernel)
+RELEASE_SCOPES = ("cta", "cluster")
+# named sets of the speed options: "fast" (the defaults), "cluster_release" ("fast" with the cluster-scope
+# stage release of the first kernels: the benchmark's control for that fence) and "base" (the first,
+# unpipelined kernel, with the CTA-scope release)
 VARIANTS = {
-    "fast": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2},
-    "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1},
+    "fast": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cta"},
+    "cluster_release": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cluster"},
+    "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1, "release_scope": "cta"},
 }
 
 
@@ -97,6 +106,7 @@ class GemmConfig:
     k_pipe_mmas: int = 1
     acc_init: str = "scale_d"
     epi_buffers: int = 2
+    release_scope: str = "cta"
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype", "c_dtype", "acc_dtype"):
@@ -130,6 +140,8 @@ class GemmConfig:
             raise ValueError(f"acc_init must be one of {ACC_INITS}, got {self.acc_init!r}")
         if self.epi_buffers not in (1, 2):
             raise ValueError(f"epi_buffers must be 1 or 2, got {self.epi_buffers!r}")
+        if self.release_scope not in RELEASE_SCOPES:
+            raise ValueError(f"release_scope must be one of {RELEASE_SCOPES}, got {self.release_scope!r}")
         if self.target != "sm_90a":
             raise ValueError(f"target must be 'sm_90a' (wgmma and setmaxnreg), got {self.target!r}")
         if self.stages is not None:
@@ -219,6 +231,7 @@ class GemmConfig:
             f"{self.a_major}{self.b_major}{self.c_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}_"
             f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}_"
             f"p{self.k_pipe_mmas}{self.acc_init[0]}{self.epi_buffers}"
+            + ("" if self.release_scope == "cta" else "_rc")
         )
 
     @property
@@ -237,7 +250,7 @@ class GemmConfig:
 
     def spec(self) -> dict:
         """The JSON-able kernel specification (keys the compile cache and bundles)."""
-        return {
+        out = {
             "kernel": "dense_gemm_sm90",
             "version": 2,
             "a_dtype": self.a_dtype,
@@ -255,6 +268,9 @@ class GemmConfig:
             "acc_init": self.acc_init,
             "epi_buffers": self.epi_buffers,
         }
+        if self.release_scope != "cta":
+            out["release_scope"] = self.release_scope
+        return out
 
     @classmethod
     def from_spec(cls, spec: dict) -> GemmConfig:
@@ -280,4 +296,5 @@ class GemmConfig:
             k_pipe_mmas=spec.get("k_pipe_mmas", 0),
             acc_init=spec.get("acc_init", "zero"),
             epi_buffers=spec.get("epi_buffers", 1),
+            release_scope=spec.get("release_scope", "cta"),
         )

@@ -263,7 +263,7 @@ def emit_elementwise_add(
     thr_m = int(spec["thr_layout"][1 : spec["thr_layout"].index(",")])
     thr_n = _THREADS // thr_m
     vm = spec["tile"][0] // thr_m
-    tiled = make_tiled_copy_tv(Layout((thr_m, thr_n), (thr_n, 1)), Layout((vm, v), (v, 1)))
+    tiled = make_tiled_copy_tv(Layout((thr_m, thr_n), (thr_n, 1)), Layout((vm, v), (v, 1)), name)
     tiler = tiled.tiler
     if list(tiler) != spec["tile"]:
         raise AssertionError(f"make_layout_tv gave tile {tiler}, the spec records {spec['tile']}")

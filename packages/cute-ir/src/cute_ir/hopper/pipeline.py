@@ -9,7 +9,8 @@ Iteration `it` (a running count of loads, the same number on the producer and co
 `stage = it % stages` and `phase = (it // stages) & 1`:
 
     producer: wait(empty[stage], phase ^ 1); arrive_expect_tx(full[stage], tx_bytes); issue TMA loads
-    consumer: wait(full[stage], phase); ... read the stage ...; arrive(empty[stage]) (locally or remotely)
+    consumer: wait(full[stage], phase); ... read the stage ...; arrive(empty[stage]) (locally or remotely,
+              release at CTA scope: `mbarrier.arrive.shared::cluster` as CUTLASS's ClusterBarrier)
 
 Because a producer waits on parity `phase ^ 1`, its first pass over the stages does not block (the phase
 "before" phase 0 counts as completed). Deriving (stage, phase) from `it` keeps loop-carried state out of the
@@ -130,9 +131,14 @@ class TmaPipeline:
         """Release `stage` to this CTA's producer (one arrival on empty[stage])."""
         mbarrier_arrive(self.empty(stage))
 
-    def consumer_release_cluster(self, stage: Any, cta_rank: Any) -> None:
-        """Release `stage` to the producer of CTA `cta_rank` of the cluster (remote arrival)."""
-        mbarrier_arrive_cluster(self.empty(stage), cta_rank)
+    def consumer_release_cluster(self, stage: Any, cta_rank: Any, scope: str = "cta") -> None:
+        """Release `stage` to the producer of CTA `cta_rank` of the cluster (remote arrival at `scope`).
+
+        The default CTA-scope release is CUTLASS's (`ClusterBarrier::arrive(cta_id, pred)`); it is enough
+        once `wgmma.wait_group` has retired the stage's reads, and unlike "cluster" it adds no
+        `MEMBAR.ALL.GPU` to every K-tile.
+        """
+        mbarrier_arrive_cluster(self.empty(stage), cta_rank, scope)
 
     def producer_tail(self, it_end: Any) -> None:
         """Wait until consumers released every stage used by iterations before `it_end` (before exiting)."""
