@@ -73,6 +73,28 @@ def _check_artifact(cfg, art, with_sass=True):
     assert ops["UTMALDG"] >= 2 and ops["UTMASTG"] >= 1
     assert ops["STL"] == 0 and ops["LDL"] == 0
     assert ops["USETMAXREG"] == 2
+    _check_no_gpu_fence_in_k_loop(cfg, text)
+
+
+def _check_no_gpu_fence_in_k_loop(cfg, text):
+    """No `MEMBAR.ALL.GPU` outside the exit cluster barrier (a per-K-tile one starves the tensor cores).
+
+    ptxas turns a `.release.cluster` mbarrier arrive (and `barrier.cluster.arrive` with release) into
+    MEMBAR.ALL.GPU; the stage releases must be plain CTA-scope arrives, so the only GPU fence left is
+    the one right before the cluster barrier at exit (clusters only). The "cluster_release" control
+    variant keeps the fence before each remote release.
+    """
+    instrs = re.findall(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", text)
+    fences = [i for i, ins in enumerate(instrs) if "MEMBAR.ALL.GPU" in ins]
+    at_exit = [i for i in fences if any("UCGABAR_ARV" in x for x in instrs[i + 1 : i + 5])]
+    if cfg.cluster_size == 1:
+        assert fences == [], [instrs[i] for i in fences]
+    elif cfg.release_scope == "cta":
+        assert fences == at_exit and len(at_exit) == 1, [instrs[i] for i in fences]
+    else:
+        # fenced remote releases: inside the K loop, after the peeled K-tile and after the last one
+        in_loop = [i for i in fences if i not in at_exit]
+        assert len(in_loop) >= 2 and all("SYNCS.ARRIVE" in " ".join(instrs[i : i + 4]) for i in in_loop)
 
 
 def _check_speed_options(cfg, ptx):
@@ -114,7 +136,9 @@ def test_every_tile_and_cluster_assembles_with_hgmma(cfg):
     if cfg.cluster_size > 1:
         ptx = re.sub(r"[ \t]+", " ", art.ptx)
         assert ".multicast::cluster" in ptx
-        assert "mbarrier.arrive.release.cluster.shared::cluster.b64" in ptx
+        # CTA-scope remote stage releases (CUTLASS's ClusterBarrier::arrive), no .release.cluster
+        assert "mbarrier.arrive.shared::cluster.b64" in ptx
+        assert "mbarrier.arrive.release.cluster" not in ptx
         assert "barrier.cluster.arrive.relaxed.aligned;" in ptx and "barrier.cluster.wait.aligned;" in ptx
         assert f".reqnctapercluster {cfg.cluster_m}, {cfg.cluster_n}, 1" in ptx
 
@@ -125,13 +149,19 @@ _OPTION_CONFIGS = variant_configs() + [
     GemmConfig(tile_n=64, k_pipe_mmas=1, acc_init="zero", epi_buffers=1, c_major="m"),
     GemmConfig(tile_n=256, k_pipe_mmas=0, acc_init="zero", epi_buffers=2, c_dtype="float32"),
     bench_config((8192, 8192, 8192, 1), "bfloat16"),
+    bench_config((8192, 8192, 8192, 1), "float16", "cluster_release"),
 ]
 
 
 @pytest.mark.parametrize("cfg", _OPTION_CONFIGS, ids=lambda c: c.name)
 def test_speed_options_assemble_as_specified(cfg):
-    """wait_group 1 / 0, scale-d 0 on the first K-block, one or two epilogue buffers: PTX and SASS."""
-    _check_artifact(cfg, compile_gemm(cfg))
+    """wait_group 1 / 0, scale-d 0 on the first K-block, one or two epilogue buffers, release scope."""
+    art = compile_gemm(cfg)
+    _check_artifact(cfg, art)
+    if cfg.cluster_size > 1:
+        ptx = re.sub(r"[ \t]+", " ", art.ptx)
+        remote = re.findall(r"mbarrier\.arrive\.(release\.cluster\.)?shared::cluster\.b64", ptx)
+        assert remote and all(bool(m) == (cfg.release_scope == "cluster") for m in remote), remote
 
 
 def test_kernel_schedule_on_cpu_equals_python():

@@ -18,6 +18,7 @@ from cute_examples.dense_gemm.spec import SMEM_CAPACITY, VARIANTS, GemmConfig
         (dict(k_pipe_mmas=2), "k_pipe_mmas"),
         (dict(acc_init="ones"), "acc_init"),
         (dict(epi_buffers=3), "epi_buffers"),
+        (dict(release_scope="gpu"), "release_scope"),
     ],
 )
 def test_speed_option_rules(kwargs, match):
@@ -41,6 +42,24 @@ def test_variants_names_specs_and_shared_memory():
     # the second staging buffer per consumer warpgroup: 2 x 8 KiB more, still 4 stages of 48 KiB
     assert fast.smem_bytes(4) - base.smem_bytes(4) == 2 * 64 * 64 * 2
     assert fast.smem_bytes(4) <= SMEM_CAPACITY < fast.smem_bytes(5)
+
+
+def test_cluster_release_control_variant():
+    """"cluster_release" is "fast" with the cluster-scope release: own name and spec; default specs unchanged."""
+    fast = GemmConfig(tile_n=256, cluster_m=2)
+    ctl = fast.with_variant("cluster_release")
+    assert ctl.variant == "cluster_release" and ctl.with_variant("fast") == fast
+    assert ctl.name == fast.name + "_rc" and ctl.smem_bytes(4) == fast.smem_bytes(4)
+    assert "release_scope" not in fast.spec() and ctl.spec()["release_scope"] == "cluster"
+    assert GemmConfig.from_spec(ctl.spec()).spec() == ctl.spec()
+    assert GemmConfig.from_spec(fast.spec()).spec() == fast.spec()
+    assert fast.with_variant("base").release_scope == "cta"
+    assert {k for opts in VARIANTS.values() for k in opts} == {
+        "k_pipe_mmas",
+        "acc_init",
+        "epi_buffers",
+        "release_scope",
+    }
 
 
 def test_cost_model_prefers_full_waves_and_big_tiles():

@@ -1,14 +1,17 @@
 """The dense GEMM benchmark: ours against torch.matmul, same tensors, same process, same timer.
 
-    python -m cute_examples.dense_gemm.bench [--variant fast,base] [--iterations 30] [--bundle DIR]
+    python -m cute_examples.dense_gemm.bench [--variant fast,cluster_release,base] [--iterations 30]
+                                             [--bundle DIR]
 
 For float16 and bfloat16 (float32 accumulation, C in the input dtype) at every `BENCH_SHAPES` entry: A is
 row-major (M, K), B is the transpose of a row-major (N, K) (both K-major: CUTLASS's "TN" GEMM), C row-major.
 Each kernel's result is first checked against torch.matmul's (normwise relative error within the
 CLI's tolerance for C's dtype), then both are timed with CUDA events (`cute_examples.timing.median_ms`:
 median of `iterations` >= 20 after warm-up). The config is `choose_config`'s for the shape; the first
-variant gives the headline TFLOP/s and ratio, the others (e.g. "base", the unpipelined first kernel)
-their TFLOP/s and speed relative to it. The last row is the geometric mean of the ratios.
+variant gives the headline TFLOP/s and ratio, the others their TFLOP/s and the first one's speed relative
+to them: by default "cluster_release" (the "fast" kernel with the per-K-tile `MEMBAR.ALL.GPU` of a
+cluster-scope stage release, i.e. the kernel before that fix) and "base" (the unpipelined first kernel).
+The last row is the geometric mean of the ratios.
 Every config these rows use is in `aot.bench_configs()` (and so in the AOT bundle).
 """
 
@@ -23,7 +26,15 @@ from typing import Any
 from .choice import GemmShape
 from .spec import VARIANTS, GemmConfig
 
-__all__ = ["BENCH_DTYPES", "BENCH_SHAPES", "bench_config", "bench_shape", "gemm_rows", "main"]
+__all__ = [
+    "BENCH_DTYPES",
+    "BENCH_SHAPES",
+    "DEFAULT_VARIANTS",
+    "bench_config",
+    "bench_shape",
+    "gemm_rows",
+    "main",
+]
 
 # (M, N, K, L)
 BENCH_SHAPES = (
@@ -35,6 +46,7 @@ BENCH_SHAPES = (
     (4096, 4096, 4096, 4),
 )
 BENCH_DTYPES = ("float16", "bfloat16")
+DEFAULT_VARIANTS = ("fast", "cluster_release", "base")
 MIN_ITERATIONS = 20
 
 
@@ -90,7 +102,17 @@ def _time_ours(
     return ms, err
 
 
-def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> list[str]:
+def _w1(variant: str) -> int:
+    """Width of a variant's TFLOP/s column."""
+    return max(11, len(variant) + 5)
+
+
+def _w2(head: str, variant: str) -> int:
+    """Width of the headline-over-variant speed-up column."""
+    return max(10, len(head) + 1 + len(variant))
+
+
+def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> list[str]:
     """Rows of TFLOP/s for ours and torch.matmul and their ratio per dtype and shape, then the geomean."""
     import torch
     from cute_runtime import device_properties
@@ -114,7 +136,7 @@ def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> li
         "A (M,K) row-major, B = (N,K)^T (TN), C (M,N) in the input dtype, float32 accumulation; "
         f"ours = variant {head!r}; config = choose_config's",
         f"{'dtype':8} {'M x N x K (L)':22} {'ours TF/s':>9} {'torch TF/s':>10} {'ratio':>6}  "
-        + "".join(f"{v + ' TF/s':>11} {head + '/' + v:>10}  " for v in others)
+        + "".join(f"{v + ' TF/s':>{_w1(v)}} {head + '/' + v:>{_w2(head, v)}}  " for v in others)
         + f"{'rel.err':>8}  config",
     ]
     ratios = []
@@ -133,10 +155,11 @@ def gemm_rows(iterations: int, variants: Sequence[str] = ("fast", "base")) -> li
                 ok = err <= TOLERANCE[dtype]
                 for v in others:
                     vt, verr = _time_ours(cfg.with_variant(v), a, b, c, ref, iterations, num_sms)
+                    w1, w2 = _w1(v), _w2(head, v)
                     if verr <= TOLERANCE[dtype]:
-                        cells.append(f"{flops / vt / 1e9:11.1f} {vt / t_ours:9.3f}x  ")
+                        cells.append(f"{flops / vt / 1e9:{w1}.1f} {vt / t_ours:{w2 - 1}.3f}x  ")
                     else:
-                        cells.append(f"{'WRONG':>11} {f'err {verr:.1e}':>10}  ")
+                        cells.append(f"{'WRONG':>{w1}} {f'err {verr:.1e}':>{w2}}  ")
             except Exception as exc:  # noqa: BLE001 - one failing row must not hide the others
                 rows.append(f"{dtype:8} {label:22} error: {type(exc).__name__}: {exc}")
                 continue
@@ -170,7 +193,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--iterations", type=int, default=30)
     p.add_argument(
-        "--variant", default="fast,base", help=f"comma-separated names of {tuple(VARIANTS)}; first = headline"
+        "--variant",
+        default=",".join(DEFAULT_VARIANTS),
+        help=f"comma-separated names of {tuple(VARIANTS)}; first = headline",
     )
     p.add_argument("--bundle", default=None, help="serve the kernels from this AOT bundle directory")
     args = p.parse_args(argv)

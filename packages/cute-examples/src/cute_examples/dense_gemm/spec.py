@@ -33,6 +33,7 @@ __all__ = [
     "C_DTYPES",
     "CLUSTER_SHAPES",
     "GemmConfig",
+    "RELEASE_SCOPES",
     "SMEM_CAPACITY",
     "VARIANTS",
     "canonical_dtype",
@@ -68,7 +69,12 @@ RELEASE_SCOPES = ("cta", "cluster")
 # unpipelined kernel, with the CTA-scope release)
 VARIANTS = {
     "fast": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cta"},
-    "cluster_release": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cluster"},
+    "cluster_release": {
+        "k_pipe_mmas": 1,
+        "acc_init": "scale_d",
+        "epi_buffers": 2,
+        "release_scope": "cluster",
+    },
     "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1, "release_scope": "cta"},
 }
 
