@@ -35,7 +35,7 @@ def _elementwise_row(dtype: str, label: str, m: int, n: int, iterations: int) ->
     import torch
 
     from .elementwise_add import elementwise_add
-    from .timing import median_ms
+    from .timing import interleaved_median_ms
 
     td = getattr(torch, dtype)
     a = torch.randn(m, n, device="cuda", dtype=td)
@@ -47,9 +47,10 @@ def _elementwise_row(dtype: str, label: str, m: int, n: int, iterations: int) ->
         raise AssertionError(f"elementwise_add {dtype} {m}x{n}: result differs from torch")
     numel, esz = a.numel(), a.element_size()
     batch = max(1, (1 << 26) // numel)  # back-to-back launches, so that each sample holds >= 2^26 elements
-    ours = median_ms(lambda: elementwise_add(a, b, c), iterations=iterations, batch=batch)
-    ref = median_ms(lambda: torch.add(a, b, out=c), iterations=iterations, batch=batch)
-    cp = median_ms(lambda: c.copy_(a), iterations=iterations, batch=batch)
+    ours, ref, cp = interleaved_median_ms(
+        [lambda: elementwise_add(a, b, c), lambda: torch.add(a, b, out=c), lambda: c.copy_(a)],
+        iterations=iterations, batch=batch,
+    )
     gbs = [3 * numel * esz / ours / 1e6, 3 * numel * esz / ref / 1e6, 2 * numel * esz / cp / 1e6]
     return (f"{dtype:9} {label:>8} {gbs[0]:10.1f} {gbs[1]:10.1f} {gbs[2]:10.1f} "
             f"{gbs[0] / gbs[1]:8.3f}x {gbs[0] / gbs[2]:7.1%}")
@@ -138,6 +139,8 @@ def bench_costs() -> list[str]:
     from .timing import host_us_per_call
 
     rows = []
+    torch.zeros(1, device="cuda")  # the CUDA context exists before any clock starts (torch makes it for any work)
+    torch.cuda.synchronize()
     if _mlir_importable():
         import cute_ir.control  # noqa: F401  (the definition: packages and mlir imported before the clock starts)
         import cute_ir.hopper  # noqa: F401

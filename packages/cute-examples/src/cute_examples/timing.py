@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 
-__all__ = ["host_us_per_call", "median_ms"]
+__all__ = ["host_us_per_call", "interleaved_median_ms", "median_ms"]
 
 
 def median_ms(fn: Callable[[], object], *, warmup: int = 5, iterations: int = 20, batch: int = 1) -> float:
@@ -41,3 +41,25 @@ def host_us_per_call(fn: Callable[[], object], *, calls: int = 2000, repeats: in
         best = min(best, (t1 - t0) / calls)
         torch.cuda.synchronize()
     return best * 1e6
+
+
+def interleaved_median_ms(
+    fns: Sequence[Callable[[], object]], *, warmup: int = 5, iterations: int = 20, batch: int = 1, rounds: int = 4
+) -> list[float]:
+    """Median ms per call of each fn, timed in `rounds` alternating blocks (forward, then reversed order, ...).
+
+    Clocks on these GPUs follow power and temperature: whichever kernel runs first in a long sequence gets the
+    higher boost. Alternating the order gives ours and the peer the same conditions.
+    """
+    if not fns or rounds < 1 or iterations < rounds:
+        raise ValueError(f"need at least one function and iterations >= rounds >= 1, got {iterations}, {rounds}")
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
+    samples: list[list[float]] = [[] for _ in fns]
+    per_round = -(-iterations // rounds)
+    for r in range(rounds):
+        order = list(range(len(fns))) if r % 2 == 0 else list(reversed(range(len(fns))))
+        for i in order:
+            samples[i].append(median_ms(fns[i], warmup=0, iterations=per_round, batch=batch))
+    return [statistics.median(s) for s in samples]

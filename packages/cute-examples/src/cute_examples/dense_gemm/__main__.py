@@ -172,7 +172,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     from cute_runtime import device_properties
 
     from .._compiled import kernel_for
-    from ..timing import median_ms
+    from ..timing import interleaved_median_ms
     from .host import compile_gemm, launch_gemm, problem_of, schedule, tensor_maps
 
     props = device_properties(torch.cuda.current_device())
@@ -235,8 +235,9 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
             torch.matmul(x, y)
             j[0] += 1
 
-        t_ours = median_ms(ours, warmup=args.warmup_iterations, iterations=args.iterations)
-        t_torch = median_ms(theirs, warmup=args.warmup_iterations, iterations=args.iterations)
+        t_ours, t_torch = interleaved_median_ms(
+            [ours, theirs], warmup=args.warmup_iterations, iterations=max(args.iterations, 4)
+        )
         flops = 2.0 * m * n * k * l
         print(
             f"time: {t_ours * 1e3:.1f} us, {flops / t_ours / 1e9:.1f} TFLOP/s; "

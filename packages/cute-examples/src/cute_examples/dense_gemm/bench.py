@@ -78,14 +78,11 @@ def _operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, An
     return a, b, c
 
 
-def _time_ours(
-    cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, iterations: int, num_sms: int
-) -> tuple[float, float]:
-    """(median ms, normwise relative error against `ref`) of our kernel for config `cfg`."""
+def _prepare_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float]:
+    """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`)."""
     import torch
 
     from .._compiled import kernel_for
-    from ..timing import median_ms
     from .host import compile_gemm, problem_of, schedule, tensor_maps
 
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), (9, 0))
@@ -98,8 +95,7 @@ def _time_ours(
     err = float((c.float() - ref.float()).norm() / ref.float().norm())
     if not math.isfinite(err):
         err = float("inf")
-    ms = median_ms(lambda: kernel.launch(grid, *args), warmup=5, iterations=iterations)
-    return ms, err
+    return (lambda: kernel.launch(grid, *args)), err
 
 
 def _w1(variant: str) -> int:
@@ -117,7 +113,7 @@ def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> li
     import torch
     from cute_runtime import device_properties
 
-    from ..timing import median_ms
+    from ..timing import interleaved_median_ms
     from .__main__ import TOLERANCE
 
     for v in variants:
@@ -147,14 +143,21 @@ def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> li
             a, b, c = _operands(mnkl, dtype)
             ref = torch.matmul(a, b)
             flops = 2.0 * m * n * k * l
-            t_torch = median_ms(lambda a=a, b=b: torch.matmul(a, b), warmup=5, iterations=iterations)
             cfg = bench_config(mnkl, dtype, head, num_sms)
             cells = []
             try:
-                t_ours, err = _time_ours(cfg, a, b, c, ref, iterations, num_sms)
+                launches, errs = [], []
+                for v in [head, *others]:
+                    fn, err = _prepare_ours(cfg.with_variant(v) if v != head else cfg, a, b, c, ref, num_sms)
+                    launches.append(fn)
+                    errs.append(err)
+                # ours, its variants and torch.matmul in alternating order (the GPU's clocks follow power)
+                times = interleaved_median_ms(
+                    [*launches, lambda a=a, b=b: torch.matmul(a, b)], warmup=5, iterations=iterations
+                )
+                t_ours, t_torch, err = times[0], times[-1], errs[0]
                 ok = err <= TOLERANCE[dtype]
-                for v in others:
-                    vt, verr = _time_ours(cfg.with_variant(v), a, b, c, ref, iterations, num_sms)
+                for v, vt, verr in zip(others, times[1:-1], errs[1:], strict=True):
                     w1, w2 = _w1(v), _w2(head, v)
                     if verr <= TOLERANCE[dtype]:
                         cells.append(f"{flops / vt / 1e9:{w1}.1f} {vt / t_ours:{w2 - 1}.3f}x  ")

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print(NO_GPU)
         return 0
 
-    from ..timing import median_ms
+    from ..timing import interleaved_median_ms
     from .host import elementwise_add, select_kernel
 
     tdtype = getattr(torch, dtype)
@@ -71,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
         print("check: passed (bit-exact against torch)")
     if args.benchmark:
         nbytes = 3 * a.numel() * a.element_size()
-        ours = median_ms(lambda: elementwise_add(a, b, c), warmup=args.warmup_iterations, iterations=args.iterations)
-        ref = median_ms(lambda: torch.add(a, b, out=c), warmup=args.warmup_iterations, iterations=args.iterations)
+        ours, ref = interleaved_median_ms(
+            [lambda: elementwise_add(a, b, c), lambda: torch.add(a, b, out=c)],
+            warmup=args.warmup_iterations, iterations=max(args.iterations, 4),
+        )
         print(f"ours:      {ours * 1e3:9.2f} us  {nbytes / ours / 1e6:8.1f} GB/s")
         print(f"torch.add: {ref * 1e3:9.2f} us  {nbytes / ref / 1e6:8.1f} GB/s")
         print(f"ratio (torch time / ours): {ref / ours:.3f}x")
