@@ -166,14 +166,25 @@ def _unpack(mode_shape: Any, mode_stride: Any) -> tuple[tuple, tuple]:
     return (mode_shape,), (mode_stride,)
 
 
+def _unpack_second(z: Layout) -> Layout:
+    """A zipped (first, second) layout with its second mode unpacked: (first, s0, s1, ...) (tiled_*)."""
+    rs, rd = _unpack(z.shape[1], z.stride[1])
+    return _mk((z.shape[0],) + rs, (z.stride[0],) + rd)
+
+
+def _unpack_both(z: Layout) -> Layout:
+    """A zipped (first, second) layout with both modes unpacked: (f0, f1, ..., s0, s1, ...) (flat_*)."""
+    fs, fd = _unpack(z.shape[0], z.stride[0])
+    rs, rd = _unpack(z.shape[1], z.stride[1])
+    return _mk(fs + rs, fd + rd)
+
+
 @memoize
 def tiled_divide(layoutA: Any, layoutB: Any) -> Any:
     """zipped_divide with the rest modes unpacked: ((tile modes...), rest0, rest1, ...)."""
     if type(layoutA) is not Layout:
         return _delegate(layoutA, "tiled_divide", "tiled_divide", layoutB)
-    z = zipped_divide(layoutA, layoutB)
-    rs, rd = _unpack(z.shape[1], z.stride[1])
-    return _mk((z.shape[0],) + rs, (z.stride[0],) + rd)
+    return _unpack_second(zipped_divide(layoutA, layoutB))
 
 
 @memoize
@@ -181,10 +192,7 @@ def flat_divide(layout: Any, tiler: Any) -> Any:
     """zipped_divide with both modes unpacked: (tile0, tile1, ..., rest0, rest1, ...)."""
     if type(layout) is not Layout:
         return _delegate(layout, "flat_divide", "flat_divide", tiler)
-    z = zipped_divide(layout, tiler)
-    ts, td = _unpack(z.shape[0], z.stride[0])
-    rs, rd = _unpack(z.shape[1], z.stride[1])
-    return _mk(ts + rs, td + rd)
+    return _unpack_both(zipped_divide(layout, tiler))
 
 
 def _pad_coord(coord: Any, r: int) -> Any:

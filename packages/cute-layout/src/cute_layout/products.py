@@ -12,7 +12,7 @@ from typing import Any
 
 from ._memo import memoize
 from .algebra import _complement_sd, _compose_sd, _delegate
-from .divide import _as_tiler_layout, _unpack, tile_unzip
+from .divide import _as_tiler_layout, _unpack_both, _unpack_second, tile_unzip
 from .int_tuple import ceil_div, evenly_divides, product, product_each
 from .layout import Layout, _coshape, _mk, make_layout, make_ordered_layout
 
@@ -82,9 +82,7 @@ def tiled_product(layoutA: Any, layoutB: Any) -> Any:
     """zipped_product with the second mode unpacked: ((block modes...), t0, t1, ...)."""
     if type(layoutA) is not Layout:
         return _delegate(layoutA, "tiled_product", "tiled_product", layoutB)
-    z = zipped_product(layoutA, layoutB)
-    rs, rd = _unpack(z.shape[1], z.stride[1])
-    return _mk((z.shape[0],) + rs, (z.stride[0],) + rd)
+    return _unpack_second(zipped_product(layoutA, layoutB))
 
 
 @memoize
@@ -92,10 +90,7 @@ def flat_product(block: Any, tiler: Any) -> Any:
     """zipped_product with both modes unpacked: (b0, b1, ..., t0, t1, ...)."""
     if type(block) is not Layout:
         return _delegate(block, "flat_product", "flat_product", tiler)
-    z = zipped_product(block, tiler)
-    bs, bd = _unpack(z.shape[0], z.stride[0])
-    rs, rd = _unpack(z.shape[1], z.stride[1])
-    return _mk(bs + rs, bd + rd)
+    return _unpack_both(zipped_product(block, tiler))
 
 
 def _pad_rank(layout: Layout, r: int) -> Layout:
