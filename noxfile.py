@@ -45,6 +45,28 @@ def tests(session: nox.Session) -> None:
     session.run("pytest", "-q", *paths, *session.posargs)
 
 
+# What each package's own test suite needs besides the package: its dependencies in this repo, plus test-only ones.
+_TEST_NEEDS = {
+    "cute-layout": [],
+    "cute-nvarch": ["cute-layout", "cute-runtime"],  # the hardware tests use cute_runtime.testing
+    "cute-ir": ["cute-layout", "cute-nvarch"],
+    "cute-runtime": ["cute-layout", "cute-nvarch", TORCH],
+    "cute-examples": ["cute-layout", "cute-nvarch", "cute-ir", "cute-runtime", TORCH],
+}
+
+
+@nox.session(python=PYTHON)
+@nox.parametrize("package", PACKAGES)
+def package(session: nox.Session, package: str) -> None:
+    """One package's tests, with only that package, its dependencies and its test needs installed."""
+    needs = _TEST_NEEDS[package]
+    if TORCH in needs:
+        session.install(TORCH)
+    local = [f"./packages/{p}" + ("[sass]" if p == "cute-ir" else "") for p in [*needs, package] if p != TORCH]
+    session.install(*TEST_DEPS, *local)
+    session.run("pytest", "-q", f"packages/{package}/tests", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
     """The main job: compile the example kernels end to end; with a GPU, run, check and time them."""
