@@ -8,6 +8,7 @@ sliced layout and the offset of the slice, as slice_and_offset does (layouts car
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._memo import memoize
@@ -39,23 +40,36 @@ def _as_tiler_layout(t: Any, func: str) -> Layout:
     raise TypeError(f"{func}: a tiler must be a Layout, an int, None or a tuple of tilers, got {t!r}")
 
 
-def _ldiv_sd(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
-    """(shape, stride) of logical_divide(shape:stride, tiler)."""
+def _by_mode(
+    shape: Any, stride: Any, tiler: Any, leaf: Callable[[Any, Any, Any], tuple[Any, Any]], func: str
+) -> tuple[Any, Any]:
+    """(shape, stride) of `leaf` applied mode by mode along a tuple tiler (None keeps a mode), as CuTe's by-mode
+    divides and products do; modes past the tiler stay as they are."""
     if tiler is None:
         return shape, stride
-    if type(tiler) is tuple:
-        if type(shape) is not tuple:
-            shape, stride = (shape,), (stride,)
-        n = len(tiler)
-        if n > len(shape):
-            raise ValueError(f"logical_divide: tiler {tiler} has more modes than {_mk(shape, stride)}")
-        rs = []
-        rd = []
-        for i in range(n):
-            a, b = _ldiv_sd(shape[i], stride[i], tiler[i])
-            rs.append(a)
-            rd.append(b)
-        return tuple(rs) + shape[n:], tuple(rd) + stride[n:]
+    if type(tiler) is not tuple:
+        return leaf(shape, stride, tiler)
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    n = len(tiler)
+    if n > len(shape):
+        raise ValueError(f"{func}: tiler {tiler} has more modes than {_mk(shape, stride)}")
+    rs = []
+    rd = []
+    for i in range(n):
+        a, b = _by_mode(shape[i], stride[i], tiler[i], leaf, func)
+        rs.append(a)
+        rd.append(b)
+    return tuple(rs) + shape[n:], tuple(rd) + stride[n:]
+
+
+def _ldiv_sd(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
+    """(shape, stride) of logical_divide(shape:stride, tiler)."""
+    return _by_mode(shape, stride, tiler, _ldiv_leaf, "logical_divide")
+
+
+def _ldiv_leaf(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
+    """(shape, stride) of logical_divide of one mode by a Layout or int tiler."""
     t = _as_tiler_layout(tiler, "logical_divide")
     ts, td = t.shape, t.stride
     if type(shape) is int and type(ts) is int and type(td) is int and ts > 1 and td > 0:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ._memo import memoize
 from .algebra import _complement_sd, _compose_sd, _delegate
-from .divide import _as_tiler_layout, _unpack_both, _unpack_second, tile_unzip
+from .divide import _as_tiler_layout, _by_mode, _unpack_both, _unpack_second, tile_unzip
 from .int_tuple import ceil_div, evenly_divides, product, product_each
 from .layout import Layout, _coshape, _mk, make_layout, make_ordered_layout
 
@@ -29,21 +29,11 @@ __all__ = [
 
 def _lprod_sd(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
     """(shape, stride) of logical_product(shape:stride, tiler)."""
-    if tiler is None:
-        return shape, stride
-    if type(tiler) is tuple:
-        if type(shape) is not tuple:
-            shape, stride = (shape,), (stride,)
-        n = len(tiler)
-        if n > len(shape):
-            raise ValueError(f"logical_product: tiler {tiler} has more modes than {_mk(shape, stride)}")
-        rs = []
-        rd = []
-        for i in range(n):
-            a, b = _lprod_sd(shape[i], stride[i], tiler[i])
-            rs.append(a)
-            rd.append(b)
-        return tuple(rs) + shape[n:], tuple(rd) + stride[n:]
+    return _by_mode(shape, stride, tiler, _lprod_leaf, "logical_product")
+
+
+def _lprod_leaf(shape: Any, stride: Any, tiler: Any) -> tuple[Any, Any]:
+    """(shape, stride) of logical_product of one mode by a Layout or int tiler."""
     t = _as_tiler_layout(tiler, "logical_product")
     block = _mk(shape, stride)
     fs, fd = block._flat()
