@@ -77,7 +77,7 @@ def check_gemm(dtype_name: str, shape: tuple[int, int, int]) -> None:
     import torch
 
     from .dense_gemm import gemm
-    from .dense_gemm.__main__ import TOLERANCE
+    from .dense_gemm.spec import TOLERANCE
 
     dtype = getattr(torch, dtype_name)
     m, n, k = shape

@@ -23,13 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..report import NO_GPU, resource_line
-from .spec import VARIANTS, GemmConfig, canonical_dtype
+from .spec import VARIANTS, GemmConfig, canonical_dtype, tolerance
 
 __all__ = ["main", "make_operands", "parse_args", "reference_error"]
-
-# default normwise relative-error bounds per C dtype (K-term sums in float32, rounded once to C)
-TOLERANCE = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-4}
-
 
 def _ints(text: str, n: int, what: str) -> tuple[int, ...]:
     try:
@@ -201,8 +197,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     torch.cuda.synchronize()
     status = 0
     if not args.skip_ref_check:
-        default = 1e-2 if cfg.acc_dtype == "float16" else TOLERANCE[cfg.c_dtype]  # f16 sums lose more
-        tol = args.tolerance if args.tolerance is not None else default
+        tol = args.tolerance if args.tolerance is not None else tolerance(cfg.acc_dtype, cfg.c_dtype)
         err = reference_error(a, b, c)
         ok = err <= tol and bool(torch.isfinite(c.float()).all())
         print(

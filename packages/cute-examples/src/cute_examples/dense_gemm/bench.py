@@ -114,7 +114,7 @@ def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> li
     from cute_runtime import device_properties
 
     from ..timing import interleaved_median_ms
-    from .__main__ import TOLERANCE
+    from .spec import TOLERANCE
 
     for v in variants:
         if v not in VARIANTS:

@@ -28,6 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 __all__ = [
+    "TOLERANCE",
+    "tolerance",
     "ACC_DTYPES",
     "AB_DTYPES",
     "C_DTYPES",
@@ -304,3 +306,12 @@ class GemmConfig:
             epi_buffers=spec.get("epi_buffers", 1),
             release_scope=spec.get("release_scope", "cta"),
         )
+
+
+# default normwise relative-error bounds per C dtype (K-term sums in float32, rounded once to C)
+TOLERANCE = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-4}
+
+
+def tolerance(acc_dtype: str, c_dtype: str) -> float:
+    """The default normwise relative-error bound of a result (float16 accumulation loses more)."""
+    return 1e-2 if acc_dtype == "float16" else TOLERANCE[c_dtype]

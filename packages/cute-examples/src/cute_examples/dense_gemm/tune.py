@@ -170,15 +170,15 @@ def tune(
 
     from .._compiled import kernel_for
     from ..timing import median_ms
-    from .__main__ import TOLERANCE
     from .host import compile_gemm, problem_of, schedule, tensor_maps
+    from .spec import tolerance
 
     problem = problem_of(a, b, c)
     props = device_properties(a.device.index or 0)
     cc = tuple(props.compute_capability)
     cands = candidates if candidates is not None else tune_candidates(problem, acc_dtype, props.sm_count)
     ref = torch.matmul(a.float(), b.float())
-    tol = 1e-2 if acc_dtype == "float16" else TOLERANCE[problem.c_dtype]
+    tol = tolerance(acc_dtype, problem.c_dtype)
     flops = 2.0 * problem.m * problem.n * problem.k * problem.l
     rows, best = [], None
     for cfg in cands:
