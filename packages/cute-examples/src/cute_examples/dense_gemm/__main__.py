@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..cli import add_bundle_flag, apply_bundle_flag
 from ..report import NO_GPU, resource_line
 from .spec import VARIANTS, GemmConfig, canonical_dtype, tolerance
 
@@ -58,7 +59,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--skip_ref_check", action="store_true")
     p.add_argument("--use_cold_l2", action="store_true")
     p.add_argument("--benchmark", action="store_true")
-    p.add_argument("--bundle", default=None, help="serve the kernel from this AOT bundle directory")
+    add_bundle_flag(p)
     p.add_argument("--variant", choices=tuple(VARIANTS), default="fast", help="speed options of the kernel")
     p.add_argument(
         "--tune", action="store_true", help="time candidate configs for this shape and cache the fastest"
@@ -148,10 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     m, n, k, l = args.mnkl
     from cute_runtime import gpu_available
 
-    if args.bundle:
-        from .._compiled import use_bundle
-
-        use_bundle(args.bundle)
+    apply_bundle_flag(args)
     if not gpu_available():
         from .host import compile_gemm
 

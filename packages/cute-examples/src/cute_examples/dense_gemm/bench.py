@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..cli import add_bundle_flag, apply_bundle_flag
 from .choice import GemmShape
 from .spec import VARIANTS, GemmConfig
 
@@ -200,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=",".join(DEFAULT_VARIANTS),
         help=f"comma-separated names of {tuple(VARIANTS)}; first = headline",
     )
-    p.add_argument("--bundle", default=None, help="serve the kernels from this AOT bundle directory")
+    add_bundle_flag(p)
     args = p.parse_args(argv)
     variants = [v.strip() for v in args.variant.split(",") if v.strip()]
     bad = [v for v in variants if v not in VARIANTS]
@@ -208,10 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"--variant must list names among {tuple(VARIANTS)}, got {args.variant!r}")
     import torch
 
-    if args.bundle:
-        from .._compiled import use_bundle
-
-        use_bundle(args.bundle)
+    apply_bundle_flag(args)
     if not torch.cuda.is_available():
         print("no GPU found: the GEMM benchmark needs one")
         return 0
