@@ -14,13 +14,18 @@ TABLE = [
     ("Float16", 16, "f16", "f16", 6),
     ("BFloat16", 16, "bf16", "bf16", 9),
     ("Float32", 32, "f32", "f32", 7),
+    ("Float64", 64, "f64", "f64", 8),
     ("TFloat32", 32, "tf32", "tf32", 11),
     ("Float8E4M3FN", 8, "f8E4M3FN", "e4m3", 0),
     ("Float8E5M2", 8, "f8E5M2", "e5m2", 0),
     ("Int8", 8, "i8", "s8", 0),
     ("Uint8", 8, "i8", "u8", 0),
+    ("Int16", 16, "i16", "s16", 1),
+    ("Uint16", 16, "i16", "u16", 1),
     ("Int32", 32, "i32", "s32", 3),
+    ("Uint32", 32, "i32", "u32", 2),
     ("Int64", 64, "i64", "s64", 5),
+    ("Uint64", 64, "i64", "u64", 4),
     ("Boolean", 8, "i1", "pred", 0),
 ]
 
@@ -49,6 +54,7 @@ def test_float_and_sign_flags() -> None:
         "Float16",
         "BFloat16",
         "Float32",
+        "Float64",
         "TFloat32",
         "Float8E4M3FN",
         "Float8E5M2",
@@ -71,6 +77,31 @@ def test_float_and_sign_flags() -> None:
 )
 def test_numeric_type_aliases(alias: str, name: str) -> None:
     assert nv.numeric_type(alias).name == name
+
+
+@pytest.mark.parametrize(
+    "name,canonical,short",
+    [
+        # Oracle: torch's dtype names (boolean, tfloat32: CuTe's), CuTeDSL kernel-symbol short names.
+        ("Float16", "float16", "f16"),
+        ("BFloat16", "bfloat16", "bf16"),
+        ("Float8E4M3FN", "float8_e4m3fn", "e4m3"),
+        ("TFloat32", "tfloat32", "tf32"),
+        ("Int32", "int32", "i32"),
+        ("Uint16", "uint16", "u16"),
+        ("Boolean", "boolean", "bool"),
+    ],
+)
+def test_canonical_and_short_names(name: str, canonical: str, short: str) -> None:
+    t = getattr(nv, name)
+    assert (t.canonical, t.short) == (canonical, short)
+    assert nv.numeric_type(canonical) is t and nv.numeric_type(short) is t
+
+
+def test_every_spelling_names_one_type() -> None:
+    for t in nv.NUMERIC_TYPES:
+        for key in (t.name, t.canonical, t.short, t.ptx_type, "torch." + t.canonical):
+            assert nv.numeric_type(key) is t, key
 
 
 def test_numeric_type_errors() -> None:

@@ -1,78 +1,110 @@
-"""cute-nvarch: NVIDIA architecture facts as data, computed with cute-layout.
+"""cute-nvarch: architecture facts and the compiled-kernel contract, as data.
 
 Numeric types and targets; SM80 `mma.sync` and SM90 `wgmma.mma_async` atoms with CuTe's thread-value
 layouts; `make_tiled_mma`; copy atoms (universal, `cp.async`, `ldmatrix`, `stmatrix`, TMA) with
 `make_tiled_copy`; GMMA shared-memory layout atoms and descriptors; TMA plans carrying the exact
-`cuTensorMapEncodeTiled` argument tuple. No MLIR and no CUDA: everything is plain Python data.
+`cuTensorMapEncodeTiled` argument tuple; the compiled-kernel contract: parameter kinds (`params`), the
+typed kernel entry (`entry`), the canonical spec (`kernel_spec`), the bundle manifest (`bundle_format`).
+No MLIR and no CUDA: everything is plain Python data. Names load on first use, so the contract modules
+import without cute-layout.
 """
 
 from __future__ import annotations
 
 from cute_nvarch.__about__ import __version__
-from cute_nvarch.copy_atom import (
-    CopyAtom,
-    make_cp_async_atom,
-    make_ldmatrix_atom,
-    make_stmatrix_atom,
-    make_tma_load_atom,
-    make_tma_store_atom,
-    make_universal_copy_atom,
-)
-from cute_nvarch.gmma_desc import GmmaDescriptor, GmmaLayoutType, Major, as_major, make_gmma_desc
-from cute_nvarch.gmma_smem import (
-    gmma_smem_atom,
-    gmma_swizzle,
-    make_gmma_smem_layout,
-    select_gmma_layout_type,
-)
-from cute_nvarch.mma_atom import MmaAtom, OperandSource
-from cute_nvarch.mma_sm80 import make_mma_sync_atom
-from cute_nvarch.mma_sm90 import (
-    WGMMA_N_DENSE,
-    WGMMA_N_INTEGER,
-    make_wgmma_atom,
-    wgmma_allowed_n,
-    wgmma_k,
-)
-from cute_nvarch.numeric import (
-    NUMERIC_TYPES,
-    BFloat16,
-    Boolean,
-    Float8E4M3FN,
-    Float8E5M2,
-    Float16,
-    Float32,
-    Int8,
-    Int32,
-    Int64,
-    NumericType,
-    TensorMapDataType,
-    TFloat32,
-    Uint8,
-    numeric_type,
-)
-from cute_nvarch.target import SM80, SM89, SM90A, TARGETS, Target, get_target
-from cute_nvarch.tiled_copy import (
-    ThrCopy,
-    TiledCopy,
-    make_tiled_copy,
-    make_tiled_copy_A,
-    make_tiled_copy_B,
-    make_tiled_copy_C,
-    make_tiled_copy_tv,
-)
-from cute_nvarch.tiled_mma import GmmaOperandDesc, ThrMma, TiledMma, make_tiled_mma
-from cute_nvarch.tma import (
-    TmaBox,
-    TmaInterleave,
-    TmaL2Promotion,
-    TmaOobFill,
-    TmaPlan,
-    TmaSwizzle,
-    cluster_multicast_mask,
-    make_tma_copy,
-    make_tma_plan,
-)
+
+_LAZY = {
+    "CopyAtom": "copy_atom",
+    "make_cp_async_atom": "copy_atom",
+    "make_ldmatrix_atom": "copy_atom",
+    "make_stmatrix_atom": "copy_atom",
+    "make_tma_load_atom": "copy_atom",
+    "make_tma_store_atom": "copy_atom",
+    "make_universal_copy_atom": "copy_atom",
+    "GmmaDescriptor": "gmma_desc",
+    "GmmaLayoutType": "gmma_desc",
+    "Major": "gmma_desc",
+    "as_major": "gmma_desc",
+    "make_gmma_desc": "gmma_desc",
+    "gmma_smem_atom": "gmma_smem",
+    "gmma_swizzle": "gmma_smem",
+    "make_gmma_smem_layout": "gmma_smem",
+    "select_gmma_layout_type": "gmma_smem",
+    "MmaAtom": "mma_atom",
+    "OperandSource": "mma_atom",
+    "make_mma_sync_atom": "mma_sm80",
+    "WGMMA_N_DENSE": "mma_sm90",
+    "WGMMA_N_INTEGER": "mma_sm90",
+    "make_wgmma_atom": "mma_sm90",
+    "wgmma_allowed_n": "mma_sm90",
+    "wgmma_k": "mma_sm90",
+    "NUMERIC_TYPES": "numeric",
+    "BFloat16": "numeric",
+    "Boolean": "numeric",
+    "Float8E4M3FN": "numeric",
+    "Float8E5M2": "numeric",
+    "Float16": "numeric",
+    "Float32": "numeric",
+    "Int8": "numeric",
+    "Int32": "numeric",
+    "Int64": "numeric",
+    "NumericType": "numeric",
+    "TensorMapDataType": "numeric",
+    "TFloat32": "numeric",
+    "Uint8": "numeric",
+    "numeric_type": "numeric",
+    "Float64": "numeric",
+    "Int16": "numeric",
+    "Uint16": "numeric",
+    "Uint32": "numeric",
+    "Uint64": "numeric",
+    "SM80": "target",
+    "SM89": "target",
+    "SM90A": "target",
+    "TARGETS": "target",
+    "Target": "target",
+    "get_target": "target",
+    "Arch": "target",
+    "compile_target": "target",
+    "compute_capability": "target",
+    "cubin_runs_on": "target",
+    "device_arch_name": "target",
+    "parse_arch": "target",
+    "ptx_runs_on": "target",
+    "ThrCopy": "tiled_copy",
+    "TiledCopy": "tiled_copy",
+    "make_tiled_copy": "tiled_copy",
+    "make_tiled_copy_A": "tiled_copy",
+    "make_tiled_copy_B": "tiled_copy",
+    "make_tiled_copy_C": "tiled_copy",
+    "make_tiled_copy_tv": "tiled_copy",
+    "GmmaOperandDesc": "tiled_mma",
+    "ThrMma": "tiled_mma",
+    "TiledMma": "tiled_mma",
+    "make_tiled_mma": "tiled_mma",
+    "TmaBox": "tma",
+    "TmaInterleave": "tma",
+    "TmaL2Promotion": "tma",
+    "TmaOobFill": "tma",
+    "TmaPlan": "tma",
+    "TmaSwizzle": "tma",
+    "cluster_multicast_mask": "tma",
+    "make_tma_copy": "tma",
+    "make_tma_plan": "tma",
+    "PARAM_KINDS": "params",
+    "TMA_DESCRIPTOR_ALIGN": "params",
+    "TMA_DESCRIPTOR_BYTES": "params",
+    "Param": "params",
+    "ParamKind": "params",
+    "param_kind": "params",
+    "parse_params": "params",
+    "canonical_spec": "kernel_spec",
+    "check_spec": "kernel_spec",
+    "file_stem": "kernel_spec",
+    "spec_digest": "kernel_spec",
+    "KernelEntry": "entry",
+    "Launch": "entry",
+}
 
 __all__ = [
     "__version__",
@@ -147,4 +179,44 @@ __all__ = [
     "make_tma_plan",
     "make_tma_copy",
     "cluster_multicast_mask",
+    "Float64",
+    "Int16",
+    "Uint16",
+    "Uint32",
+    "Uint64",
+    "Arch",
+    "compile_target",
+    "compute_capability",
+    "cubin_runs_on",
+    "device_arch_name",
+    "parse_arch",
+    "ptx_runs_on",
+    "PARAM_KINDS",
+    "TMA_DESCRIPTOR_ALIGN",
+    "TMA_DESCRIPTOR_BYTES",
+    "Param",
+    "ParamKind",
+    "param_kind",
+    "parse_params",
+    "canonical_spec",
+    "check_spec",
+    "file_stem",
+    "spec_digest",
+    "KernelEntry",
+    "Launch",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cute_nvarch' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"cute_nvarch.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

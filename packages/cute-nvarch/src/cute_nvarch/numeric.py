@@ -1,5 +1,7 @@
 """Numeric types as data: bit width, MLIR and PTX spellings, and the cuTensorMap data-type enum.
 
+This is the one dtype table of the project: every other spelling (cute-ir's element types, the examples'
+specs and CLIs, cute-runtime's TMA data types, torch's dtypes in cute-examples) maps to it here.
 Every type is a frozen `NumericType`; the module-level names (`Float16`, `BFloat16`, ...) are the
 instances code generators use. `tensor_map_data_type` is the plain-int value of
 `CUtensorMapDataType` that TMA descriptors use for the type (8-bit types, signed or not, travel as
@@ -15,13 +17,18 @@ __all__ = [
     "Float16",
     "BFloat16",
     "Float32",
+    "Float64",
     "TFloat32",
     "Float8E4M3FN",
     "Float8E5M2",
     "Int8",
     "Uint8",
+    "Int16",
+    "Uint16",
     "Int32",
+    "Uint32",
     "Int64",
+    "Uint64",
     "Boolean",
     "NUMERIC_TYPES",
     "numeric_type",
@@ -53,6 +60,8 @@ class NumericType:
 
     Fields:
       name: CuTeDSL's class name (`"Float16"`).
+      canonical: the lower-case name specs, CLIs and torch use (`"float16"`, `"float8_e4m3fn"`).
+      short: the short name kernel symbols use (`"f16"`, `"bf16"`, `"i32"`, `"e4m3"`).
       width: bits the type occupies in memory (Boolean: 8, a byte per value, as CuTe stores `bool`).
       mlir_type: MLIR builtin type spelling of a value in registers (`"f16"`, `"i1"` for Boolean).
       mlir_memory_type: MLIR spelling of the element in memory (`"i8"` for Boolean, else `mlir_type`).
@@ -63,6 +72,8 @@ class NumericType:
     """
 
     name: str
+    canonical: str
+    short: str
     width: int
     mlir_type: str
     mlir_memory_type: str
@@ -87,77 +98,74 @@ class NumericType:
 
 _T = TensorMapDataType
 
-Float16 = NumericType("Float16", 16, "f16", "f16", "f16", _T.FLOAT16, True, True)
-BFloat16 = NumericType("BFloat16", 16, "bf16", "bf16", "bf16", _T.BFLOAT16, True, True)
-Float32 = NumericType("Float32", 32, "f32", "f32", "f32", _T.FLOAT32, True, True)
-TFloat32 = NumericType("TFloat32", 32, "tf32", "f32", "tf32", _T.TFLOAT32, True, True)
-Float8E4M3FN = NumericType("Float8E4M3FN", 8, "f8E4M3FN", "f8E4M3FN", "e4m3", _T.UINT8, True, True)
-Float8E5M2 = NumericType("Float8E5M2", 8, "f8E5M2", "f8E5M2", "e5m2", _T.UINT8, True, True)
-Int8 = NumericType("Int8", 8, "i8", "i8", "s8", _T.UINT8, False, True)
-Uint8 = NumericType("Uint8", 8, "i8", "i8", "u8", _T.UINT8, False, False)
-Int32 = NumericType("Int32", 32, "i32", "i32", "s32", _T.INT32, False, True)
-Int64 = NumericType("Int64", 64, "i64", "i64", "s64", _T.INT64, False, True)
-Boolean = NumericType("Boolean", 8, "i1", "i8", "pred", _T.UINT8, False, False)
+Float16 = NumericType("Float16", "float16", "f16", 16, "f16", "f16", "f16", _T.FLOAT16, True, True)
+BFloat16 = NumericType("BFloat16", "bfloat16", "bf16", 16, "bf16", "bf16", "bf16", _T.BFLOAT16, True, True)
+Float32 = NumericType("Float32", "float32", "f32", 32, "f32", "f32", "f32", _T.FLOAT32, True, True)
+Float64 = NumericType("Float64", "float64", "f64", 64, "f64", "f64", "f64", _T.FLOAT64, True, True)
+TFloat32 = NumericType("TFloat32", "tfloat32", "tf32", 32, "tf32", "f32", "tf32", _T.TFLOAT32, True, True)
+Float8E4M3FN = NumericType(
+    "Float8E4M3FN", "float8_e4m3fn", "e4m3", 8, "f8E4M3FN", "f8E4M3FN", "e4m3", _T.UINT8, True, True
+)
+Float8E5M2 = NumericType("Float8E5M2", "float8_e5m2", "e5m2", 8, "f8E5M2", "f8E5M2", "e5m2", _T.UINT8, True, True)
+Int8 = NumericType("Int8", "int8", "i8", 8, "i8", "i8", "s8", _T.UINT8, False, True)
+Uint8 = NumericType("Uint8", "uint8", "u8", 8, "i8", "i8", "u8", _T.UINT8, False, False)
+# no 16-bit integer TMA type: 16-bit integers travel as UINT16
+Int16 = NumericType("Int16", "int16", "i16", 16, "i16", "i16", "s16", _T.UINT16, False, True)
+Uint16 = NumericType("Uint16", "uint16", "u16", 16, "i16", "i16", "u16", _T.UINT16, False, False)
+Int32 = NumericType("Int32", "int32", "i32", 32, "i32", "i32", "s32", _T.INT32, False, True)
+Uint32 = NumericType("Uint32", "uint32", "u32", 32, "i32", "i32", "u32", _T.UINT32, False, False)
+Int64 = NumericType("Int64", "int64", "i64", 64, "i64", "i64", "s64", _T.INT64, False, True)
+Uint64 = NumericType("Uint64", "uint64", "u64", 64, "i64", "i64", "u64", _T.UINT64, False, False)
+Boolean = NumericType("Boolean", "boolean", "bool", 8, "i1", "i8", "pred", _T.UINT8, False, False)
 
 NUMERIC_TYPES: tuple[NumericType, ...] = (
     Float16,
     BFloat16,
     Float32,
+    Float64,
     TFloat32,
     Float8E4M3FN,
     Float8E5M2,
     Int8,
     Uint8,
+    Int16,
+    Uint16,
     Int32,
+    Uint32,
     Int64,
+    Uint64,
     Boolean,
 )
 
+# every spelling: CuTeDSL names and canonical names (lower-cased), short names, PTX names, and a few more
 _ALIASES: dict[str, NumericType] = {}
 for _t in NUMERIC_TYPES:
-    _ALIASES[_t.name.lower()] = _t
+    for _key in (_t.name.lower(), _t.canonical, _t.short, _t.ptx_type):
+        _ALIASES.setdefault(_key, _t)
 _ALIASES.update(
     {
-        "float16": Float16,
         "half": Float16,
-        "f16": Float16,
-        "bfloat16": BFloat16,
-        "bf16": BFloat16,
-        "float32": Float32,
+        "fp16": Float16,
         "float": Float32,
-        "f32": Float32,
-        "tfloat32": TFloat32,
-        "tf32": TFloat32,
-        "float8_e4m3fn": Float8E4M3FN,
-        "float8e4m3fn": Float8E4M3FN,
+        "fp32": Float32,
+        "double": Float64,
         "float8e4m3": Float8E4M3FN,
-        "e4m3": Float8E4M3FN,
-        "float8_e5m2": Float8E5M2,
-        "float8e5m2": Float8E5M2,
-        "e5m2": Float8E5M2,
-        "int8": Int8,
-        "s8": Int8,
-        "uint8": Uint8,
-        "u8": Uint8,
-        "int32": Int32,
-        "s32": Int32,
-        "int64": Int64,
-        "s64": Int64,
+        "int": Int32,
         "bool": Boolean,
-        "boolean": Boolean,
     }
 )
 
-
-def numeric_type(name: str | NumericType) -> NumericType:
-    """The NumericType named `name` (CuTeDSL names like `Float16`, torch names like `float16`, PTX names)."""
+def numeric_type(name: str | NumericType | object) -> NumericType:
+    """The NumericType named `name`: CuTeDSL (`Float16`), canonical/torch (`float16`, `torch.float16`), short
+    (`f16`) or PTX (`s32`) names, or any object whose `name` attribute holds one."""
     if isinstance(name, NumericType):
         return name
-    if not isinstance(name, str):
+    text = name if isinstance(name, str) else getattr(name, "name", None)
+    if not isinstance(text, str):
         raise TypeError(f"numeric_type: name must be a str or NumericType, got {type(name).__name__}")
-    key = name.lower().removeprefix("torch.").removeprefix("cutlass.")
-    try:
-        return _ALIASES[key]
-    except KeyError:
+    key = text.strip().lower().removeprefix("torch.").removeprefix("cutlass.")
+    found = _ALIASES.get(key) or _ALIASES.get(key.replace("_", ""))
+    if found is None:
         known = ", ".join(t.name for t in NUMERIC_TYPES)
-        raise ValueError(f"numeric_type: unknown type name {name!r}; known: {known}") from None
+        raise ValueError(f"numeric_type: unknown type name {text!r}; known: {known}")
+    return found
