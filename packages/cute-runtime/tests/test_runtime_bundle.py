@@ -64,8 +64,8 @@ def test_file_stem_matches_schema(tmp_path: Path) -> None:
 def test_select_prefers_cubin_then_ptx(tmp_path: Path) -> None:
     bundle = load_bundle(_bundle(tmp_path))
     spec = rk.ADD_F32_ENTRY["spec"]
-    assert bundle.select(spec, (9, 0)).entry.arch == "sm_90a"
-    assert bundle.select(spec, (8, 9)).entry.arch == "sm_80"
+    assert bundle.select(spec, (9, 0)).entry.target == "sm_90a"
+    assert bundle.select(spec, (8, 9)).entry.target == "sm_80"
     # no cubin runs on sm_100 or sm_120; the sm_80 PTX JITs there
     chosen = bundle.select(spec, "sm_120")
     assert chosen.ptx_arch == "sm_80"

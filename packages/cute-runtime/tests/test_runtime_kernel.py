@@ -8,10 +8,10 @@ import types
 
 import pytest
 import runtime_kernels as rk
+from cute_nvarch.params import PARAM_KINDS
 from cute_runtime import DriverError, Kernel, KernelEntry, NoDeviceError, TensorMap, gpu_available
 from cute_runtime import stream as stream_mod
 from cute_runtime.kernel import _grid3
-from cute_runtime.params import KINDS
 
 no_gpu_only = pytest.mark.skipif(gpu_available(), reason="checks the no-driver path; a GPU is present")
 
@@ -44,8 +44,8 @@ def test_entry_round_trip() -> None:
     again = KernelEntry.from_dict(entry.to_dict())
     assert again == entry and again.spec == rk.ADD_F32_ENTRY["spec"]
     assert entry.to_dict()["launch"] == rk.ADD_F32_ENTRY["launch"]
-    assert not entry.is_cluster_launch
-    assert KernelEntry.from_dict(rk.CLUSTER_ENTRY).is_cluster_launch
+    assert not entry.launch.is_cluster_launch
+    assert KernelEntry.from_dict(rk.CLUSTER_ENTRY).launch.is_cluster_launch
 
 
 def test_launch_validates_args_before_gpu_work() -> None:
@@ -120,7 +120,7 @@ class FakeLaunch:
         n = len(layout.params)
         pointers = (ctypes.c_uint64 * n).from_address(kernel_params)
         blob = b"".join(
-            ctypes.string_at(pointers[i], struct.calcsize("<" + KINDS[p.kind][0]))
+            ctypes.string_at(pointers[i], struct.calcsize("<" + PARAM_KINDS[p.kind].struct_code))
             for i, p in enumerate(layout.params)
         )
         self.calls.append((f, (gx, gy, gz), (bx, by, bz), smem, stream, blob))

@@ -6,7 +6,8 @@ import struct
 
 import numpy as np
 import pytest
-from cute_runtime.params import KINDS, Param, ParamBuffer, ParamLayout, convert_arg, make_packer, parse_params
+from cute_nvarch.params import PARAM_KINDS
+from cute_runtime.params import Param, ParamBuffer, ParamLayout, convert_arg, make_packer, parse_params
 from cute_runtime.pointers import device_pointer
 from cute_runtime.tma import TensorMap
 from hypothesis import given, settings
@@ -245,5 +246,5 @@ def test_pack_roundtrip(i32: int, u32: int, i64: int, u64: int, f32: float, f64:
 
 
 def test_kind_table() -> None:
-    assert set(KINDS) == {"ptr", "i32", "u32", "i64", "u64", "f32", "f64", "tma"}
-    assert KINDS["tma"][1:] == (128, 64)
+    assert set(PARAM_KINDS) == {"ptr", "i32", "u32", "i64", "u64", "f32", "f64", "tma"}
+    assert (PARAM_KINDS["tma"].size, PARAM_KINDS["tma"].align) == (128, 64)

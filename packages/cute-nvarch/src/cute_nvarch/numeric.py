@@ -33,6 +33,8 @@ __all__ = [
     "NUMERIC_TYPES",
     "numeric_type",
     "TensorMapDataType",
+    "TENSOR_MAP_ELEMENTS",
+    "tensor_map_data_type",
 ]
 
 
@@ -52,6 +54,24 @@ class TensorMapDataType:
     FLOAT32_FTZ = 10
     TFLOAT32 = 11
     TFLOAT32_FTZ = 12
+
+
+# CUtensorMapDataType value -> (element bytes, is floating point)
+TENSOR_MAP_ELEMENTS: dict[int, tuple[int, bool]] = {
+    TensorMapDataType.UINT8: (1, False),
+    TensorMapDataType.UINT16: (2, False),
+    TensorMapDataType.UINT32: (4, False),
+    TensorMapDataType.INT32: (4, False),
+    TensorMapDataType.UINT64: (8, False),
+    TensorMapDataType.INT64: (8, False),
+    TensorMapDataType.FLOAT16: (2, True),
+    TensorMapDataType.FLOAT32: (4, True),
+    TensorMapDataType.FLOAT64: (8, True),
+    TensorMapDataType.BFLOAT16: (2, True),
+    TensorMapDataType.FLOAT32_FTZ: (4, True),
+    TensorMapDataType.TFLOAT32: (4, True),
+    TensorMapDataType.TFLOAT32_FTZ: (4, True),
+}
 
 
 @dataclass(frozen=True)
@@ -169,3 +189,13 @@ def numeric_type(name: str | NumericType | object) -> NumericType:
         known = ", ".join(t.name for t in NUMERIC_TYPES)
         raise ValueError(f"numeric_type: unknown type name {text!r}; known: {known}")
     return found
+
+
+def tensor_map_data_type(name: str) -> int:
+    """The CUtensorMapDataType value named by an enum name (`"FLOAT32_FTZ"`, `"CU_TENSOR_MAP_DATA_TYPE_UINT8"`)
+    or by any spelling of a numeric type (`"float16"`, `"bf16"`)."""
+    key = name.strip().upper().removeprefix("CU_TENSOR_MAP_DATA_TYPE_")
+    value = getattr(TensorMapDataType, key, None) if key.isidentifier() else None
+    if isinstance(value, int):
+        return value
+    return numeric_type(name).tensor_map_data_type

@@ -5,21 +5,24 @@ Importing it needs neither MLIR nor a GPU; the first operation that needs a GPU 
 
 from __future__ import annotations
 
+from cute_nvarch.entry import KernelEntry
+from cute_nvarch.kernel_spec import canonical_spec, file_stem, spec_digest
+from cute_nvarch.params import PARAM_KINDS
+
 from .__about__ import __version__
 from .arch import Arch, cubin_runs_on, parse_arch, ptx_runs_on
 from .bundle import Bundle, load_bundle
 from .device import DeviceProperties, device_arch, device_properties
 from .driver import available as gpu_available
-from .entry import KernelEntry, canonical_spec, file_stem, spec_digest
 from .errors import ArchMismatchError, BundleError, DriverError, KernelNotFoundError, NoDeviceError
 from .kernel import Kernel
-from .params import KINDS, Param, ParamBuffer, ParamLayout
+from .params import Param, ParamBuffer, ParamLayout
 from .pointers import device_pointer
 from .stream import current_stream, set_stream_provider, stream_handle
 from .tma import TensorMap, encode_tiled
 
 __all__ = [
-    "KINDS",
+    "PARAM_KINDS",
     "Arch",
     "ArchMismatchError",
     "Bundle",

@@ -33,10 +33,11 @@ def _bundle(path: str) -> int:
     print(f"{bundle.path}: {len(bundle)} kernels, sha256 verified")
     for item in bundle.items:
         sig = ", ".join(f"{p.name}: {p.kind}" for p in item.entry.params)
+        launch = item.entry.launch
         payloads = "+".join(k for k, v in (("cubin", item.cubin), ("ptx", item.ptx)) if v is not None)
         print(
-            f"  {item.entry.name}({sig})  arch={item.entry.arch} [{payloads}] block={list(item.entry.block)} "
-            f"cluster={list(item.entry.cluster)} smem={item.entry.dynamic_smem}"
+            f"  {item.entry.name}({sig})  arch={item.entry.target} [{payloads}] "
+            f"block={list(launch.block)} cluster={list(launch.cluster)} smem={launch.dynamic_smem}"
         )
     return 0
 

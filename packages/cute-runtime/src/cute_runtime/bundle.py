@@ -4,30 +4,21 @@ without cute-ir or MLIR."""
 from __future__ import annotations
 
 import hashlib
-import json
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cute_nvarch.bundle_format import MANIFEST, parse_manifest
+from cute_nvarch.entry import KernelEntry
+from cute_nvarch.kernel_spec import canonical_spec
+from cute_nvarch.target import compute_capability, cubin_runs_on, device_arch_name, parse_arch, ptx_runs_on
+
 from .__about__ import __version__
-from .arch import (
-    compute_capability,
-    cubin_runs_on,
-    device_arch_name,
-    parse_arch,
-    ptx_entries,
-    ptx_runs_on,
-    ptx_target,
-)
-from .entry import KernelEntry, canonical_spec
+from .arch import ptx_entries, ptx_target
 from .errors import ArchMismatchError, BundleError, KernelNotFoundError
 from .kernel import Kernel
-
-FORMAT = "cute-bundle"
-VERSION = 1
-MANIFEST = "manifest.json"
 
 
 @dataclass(frozen=True)
@@ -39,19 +30,6 @@ class BundleItem:
     cubin: bytes | None
     ptx: str | None
     ptx_arch: str | None
-
-
-def _check_file_name(bundle: str, where: str, name: Any) -> str:
-    if (
-        not isinstance(name, str)
-        or not name
-        or "/" in name
-        or "\\" in name
-        or name in (".", "..")
-        or name == MANIFEST
-    ):
-        raise BundleError(f"bundle {bundle}: {where} {name!r} must be a plain file name inside the bundle")
-    return name
 
 
 class _DirReader:
@@ -111,10 +89,10 @@ class Bundle:
             return found[0]
         target = parse_arch(arch)
         for item in found:
-            if item.entry.arch == target.name:
+            if item.entry.target == target.name:
                 return item
         runnable = [
-            i for i in found if i.cubin is not None and cubin_runs_on(i.entry.arch, target.compute_capability)
+            i for i in found if i.cubin is not None and cubin_runs_on(i.entry.target, target.compute_capability)
         ]
         return _best(runnable)
 
@@ -132,13 +110,13 @@ class Bundle:
                 f"(it holds {len(self.items)} kernels)"
             )
         cc = compute_capability(device_arch)
-        by_cubin = [i for i in found if i.cubin is not None and cubin_runs_on(i.entry.arch, cc)]
+        by_cubin = [i for i in found if i.cubin is not None and cubin_runs_on(i.entry.target, cc)]
         if by_cubin:
             return _best(by_cubin)
         by_ptx = [i for i in found if i.ptx_arch is not None and ptx_runs_on(i.ptx_arch, cc)]
         if by_ptx:
             return max(by_ptx, key=lambda i: parse_arch(i.ptx_arch or "sm_10").compute_capability)
-        have = ", ".join(f"{i.entry.arch}" + (f" (PTX {i.ptx_arch})" if i.ptx_arch else "") for i in found)
+        have = ", ".join(f"{i.entry.target}" + (f" (PTX {i.ptx_arch})" if i.ptx_arch else "") for i in found)
         raise ArchMismatchError(
             f"bundle {self.path}: kernel {found[0].entry.name!r} was built for {have}; none runs on the "
             f"device "
@@ -156,7 +134,7 @@ class Bundle:
             device_arch = device_properties(device).compute_capability
         item = self.select(spec, device_arch)
         cc = compute_capability(device_arch)
-        cubin = item.cubin if item.cubin is not None and cubin_runs_on(item.entry.arch, cc) else None
+        cubin = item.cubin if item.cubin is not None and cubin_runs_on(item.entry.target, cc) else None
         return Kernel(item.entry, cubin, item.ptx, device=device)
 
 
@@ -164,7 +142,7 @@ def _best(items: list[BundleItem]) -> BundleItem | None:
     if not items:
         return None
     # Prefer the most specific target: 'a' targets first, then the highest minor version.
-    return max(items, key=lambda i: (parse_arch(i.entry.arch).suffix == "a", parse_arch(i.entry.arch).minor))
+    return max(items, key=lambda i: (parse_arch(i.entry.target).suffix == "a", parse_arch(i.entry.target).minor))
 
 
 def _read_payload(reader: Any, bundle: str, where: str, name: str, expected: Any) -> bytes:
@@ -195,58 +173,24 @@ def load_bundle(path: str | Path) -> Bundle:
     if raw is None:
         raise BundleError(f"bundle {bundle}: {MANIFEST} is missing")
     try:
-        manifest = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BundleError(f"bundle {bundle}: {MANIFEST} is not valid JSON ({exc})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
-        raise BundleError(
-            f"bundle {bundle}: {MANIFEST} is not a cute bundle (format {found!r}, expected {FORMAT!r})"
-        )
-    version = manifest.get("version")
-    if version != VERSION or isinstance(version, bool):
-        raise BundleError(
-            f"bundle {bundle}: format version {version!r} is not supported by cute-runtime {__version__}, "
-            f"which reads version {VERSION}"
-        )
-    kernels = manifest.get("kernels")
-    if not isinstance(kernels, list):
-        raise BundleError(f"bundle {bundle}: {MANIFEST} 'kernels' must be a list")
+        manifest, kernels = parse_manifest(raw)
+    except ValueError as exc:
+        raise BundleError(f"bundle {bundle}: {exc} (cute-runtime {__version__})") from None
     items: list[BundleItem] = []
-    seen: dict[tuple[str, str], int] = {}
-    for i, d in enumerate(kernels):
+    for i, k in enumerate(kernels):
         where = f"kernels[{i}]"
-        try:
-            entry = KernelEntry.from_dict(d, where)
-        except ValueError as exc:
-            raise BundleError(f"bundle {bundle}: {exc}") from None
-        ident = (entry.key, entry.arch)
-        if ident in seen:
-            raise BundleError(f"bundle {bundle}: {where} repeats the spec and arch of kernels[{seen[ident]}]")
-        seen[ident] = i
-        sha = d.get("sha256")
-        if not isinstance(sha, dict):
-            raise BundleError(
-                f"bundle {bundle}: {where}.sha256 must be an object {{'cubin': hex, 'ptx': hex}}"
-            )
-        cubin_name, ptx_name = d.get("cubin"), d.get("ptx")
-        if cubin_name is None and ptx_name is None:
-            raise BundleError(f"bundle {bundle}: {where} names neither a cubin nor a PTX file")
+        entry, sha = k.entry, k.sha256
         cubin = ptx = ptx_arch = None
-        if cubin_name is not None:
-            cubin_name = _check_file_name(bundle, f"{where}.cubin", cubin_name)
-            cubin = _read_payload(reader, bundle, where, cubin_name, sha.get("cubin"))
-        if ptx_name is not None:
-            ptx_name = _check_file_name(bundle, f"{where}.ptx", ptx_name)
-            data = _read_payload(reader, bundle, where, ptx_name, sha.get("ptx"))
+        if k.cubin is not None:
+            cubin = _read_payload(reader, bundle, where, k.cubin, sha.get("cubin"))
+        if k.ptx is not None:
+            data = _read_payload(reader, bundle, where, k.ptx, sha.get("ptx"))
             try:
                 ptx = data.decode("utf-8")
                 ptx_arch = ptx_target(ptx)
             except (UnicodeDecodeError, ValueError) as exc:
-                raise BundleError(f"bundle {bundle}: {ptx_name!r} is not PTX text ({exc})") from None
+                raise BundleError(f"bundle {bundle}: {k.ptx!r} is not PTX text ({exc})") from None
             if entry.name not in ptx_entries(ptx):
-                raise BundleError(
-                    f"bundle {bundle}: {ptx_name!r} declares no `.entry {entry.name}` ({where}.name)"
-                )
-        items.append(BundleItem(d, entry, cubin, ptx, ptx_arch))
+                raise BundleError(f"bundle {bundle}: {k.ptx!r} declares no `.entry {entry.name}` ({where}.name)")
+        items.append(BundleItem(k.raw, entry, cubin, ptx, ptx_arch))
     return Bundle(p, manifest, items)

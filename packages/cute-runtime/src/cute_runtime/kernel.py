@@ -7,10 +7,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from cute_nvarch.entry import KernelEntry
+
 from . import driver
 from . import stream as _stream
 from .arch import cubin_runs_on, device_arch_name, ptx_entries, ptx_runs_on, ptx_target
-from .entry import KernelEntry
 from .errors import ArchMismatchError, DriverError
 from .params import ParamBuffer, ParamLayout, make_packer, pack_source
 
@@ -68,9 +69,9 @@ class Kernel:
             raise ValueError(f"kernel {self.entry.name!r}: the PTX declares no `.entry {self.entry.name}`")
         self.name = self.entry.name
         self.layout = ParamLayout(self.entry.params)
-        self.block = self.entry.block
-        self.cluster = self.entry.cluster
-        self.dynamic_smem = self.entry.dynamic_smem
+        self.block = self.entry.launch.block
+        self.cluster = self.entry.launch.cluster
+        self.dynamic_smem = self.entry.launch.dynamic_smem
         self.device: int | None = device
         self.loaded_from: str | None = None
         self.attributes: dict[str, int] = {}
@@ -93,19 +94,19 @@ class Kernel:
     def __repr__(self) -> str:
         sig = ", ".join(f"{p.name}: {p.kind}" for p in self.entry.params)
         return (
-            f"Kernel({self.name}({sig}), arch={self.entry.arch}, block={self.block}, cluster={self.cluster})"
+            f"Kernel({self.name}({sig}), arch={self.entry.target}, block={self.block}, cluster={self.cluster})"
         )
 
     # ---------------------------------------------------------------- loading
 
     def _choose_image(self, cc: tuple[int, int]) -> tuple[str, bytes]:
-        if self.cubin is not None and cubin_runs_on(self.entry.arch, cc):
+        if self.cubin is not None and cubin_runs_on(self.entry.target, cc):
             return "cubin", self.cubin
         if self.ptx is not None and self.ptx_arch is not None and ptx_runs_on(self.ptx_arch, cc):
             return "ptx", self.ptx.encode() + b"\0"
         have = []
         if self.cubin is not None:
-            have.append(f"a cubin for {self.entry.arch}")
+            have.append(f"a cubin for {self.entry.target}")
         if self.ptx is not None:
             have.append(f"PTX for {self.ptx_arch}")
         raise ArchMismatchError(
@@ -160,7 +161,7 @@ class Kernel:
             self.loaded_from = kind
             if self.dynamic_smem > STATIC_SMEM_LIMIT:
                 self._raise_smem_limit(self.dynamic_smem)
-            if self.entry.is_cluster_launch:
+            if self.entry.launch.is_cluster_launch:
                 self._config = self._cluster_config(drv, dev)
             self._owner = threading.get_ident()
             self._pack = make_packer(self.layout, self._buffer, dev, self.name)
@@ -194,7 +195,7 @@ class Kernel:
                     return library, kernel, result[1]
         text = driver.error_text(drv, result[0])
         jit_log = bytes(log).split(b"\0", 1)[0].decode(errors="replace").strip()
-        source = f"cubin for {self.entry.arch}" if kind == "cubin" else f"PTX for {self.ptx_arch}"
+        source = f"cubin for {self.entry.target}" if kind == "cubin" else f"PTX for {self.ptx_arch}"
         raise DriverError(
             f"kernel {self.name!r}: loading its {source} on {device_arch_name(cc)} failed in {step}: {text}"
             + (f"\nJIT log:\n{jit_log}" if jit_log else ""),

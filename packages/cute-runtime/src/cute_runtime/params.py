@@ -1,70 +1,31 @@
-"""Kernel parameter signatures: validation, byte layout and a precompiled packer for the launch hot path."""
+"""Kernel parameter signatures (kinds: cute-nvarch's params): argument checks, byte layout, a precompiled packer."""
 
 from __future__ import annotations
 
 import ctypes
-import keyword
 import math
 import operator
 import struct
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from cute_nvarch.params import PARAM_KINDS, Param, parse_params
+
 from .pointers import device_pointer, is_torch_tensor
-from .tma import TENSOR_MAP_BYTES, TensorMap
+from .tma import TensorMap
 
-# kind -> (struct format, size, alignment); the layout of each kind in the kernel's parameter space.
-KINDS: dict[str, tuple[str, int, int]] = {
-    "ptr": ("Q", 8, 8),
-    "i32": ("i", 4, 4),
-    "u32": ("I", 4, 4),
-    "i64": ("q", 8, 8),
-    "u64": ("Q", 8, 8),
-    "f32": ("f", 4, 4),
-    "f64": ("d", 8, 8),
-    "tma": (f"{TENSOR_MAP_BYTES}s", TENSOR_MAP_BYTES, 64),
-}
-_INT_RANGES = {
-    "i32": (-(1 << 31), (1 << 31) - 1),
-    "u32": (0, (1 << 32) - 1),
-    "i64": (-(1 << 63), (1 << 63) - 1),
-    "u64": (0, (1 << 64) - 1),
-}
+__all__ = [
+    "Param",
+    "ParamBuffer",
+    "ParamLayout",
+    "convert_arg",
+    "make_packer",
+    "pack_source",
+    "parse_params",
+]
+
 _F32_MAX = 3.4028234663852886e38
-
-
-@dataclass(frozen=True)
-class Param:
-    """One kernel parameter: its name and kind (ptr, i32, u32, i64, u64, f32, f64, tma)."""
-
-    name: str
-    kind: str
-
-
-def parse_params(params: Any, where: str = "params") -> tuple[Param, ...]:
-    """Validate a manifest's params list ([{"name": ..., "kind": ...}, ...]) into Param records."""
-    if isinstance(params, (str, bytes)) or not isinstance(params, Sequence):
-        raise ValueError(f"{where} must be a list of {{'name', 'kind'}} objects, got {type(params).__name__}")
-    out: list[Param] = []
-    seen: set[str] = set()
-    for i, p in enumerate(params):
-        if isinstance(p, Param):
-            name, kind = p.name, p.kind
-        elif isinstance(p, dict):
-            name, kind = p.get("name"), p.get("kind")
-        else:
-            raise ValueError(f"{where}[{i}] must be an object with 'name' and 'kind', got {type(p).__name__}")
-        if not isinstance(name, str) or not name.isidentifier() or keyword.iskeyword(name):
-            raise ValueError(f"{where}[{i}].name {name!r} must be a Python identifier")
-        if name in seen:
-            raise ValueError(f"{where}[{i}].name {name!r} is repeated")
-        if kind not in KINDS:
-            raise ValueError(f"{where}[{i}] ({name!r}).kind {kind!r} is not one of {sorted(KINDS)}")
-        seen.add(name)
-        out.append(Param(name, kind))
-    return tuple(out)
 
 
 def _arg_error(kernel: str, param: Param, message: str) -> str:
@@ -85,7 +46,8 @@ def convert_arg(param: Param, value: Any, device: int | None = None, kernel: str
                 _arg_error(kernel, param, f"expects a cute_runtime TensorMap, got {type(value).__name__}")
             )
         return value.raw
-    if kind in _INT_RANGES:
+    int_range = PARAM_KINDS[kind].int_range
+    if int_range is not None:
         if isinstance(value, float):
             raise TypeError(_arg_error(kernel, param, f"expects a Python int, got {type(value).__name__}"))
         try:
@@ -94,7 +56,7 @@ def convert_arg(param: Param, value: Any, device: int | None = None, kernel: str
             raise TypeError(
                 _arg_error(kernel, param, f"expects a Python int, got {type(value).__name__}")
             ) from None
-        lo, hi = _INT_RANGES[kind]
+        lo, hi = int_range
         if not lo <= v <= hi:
             raise ValueError(_arg_error(kernel, param, f"value {v} is outside [{lo}, {hi}]"))
         return v
@@ -121,7 +83,8 @@ class ParamLayout:
         fmt = ["<"]
         cursor = 0
         for p in self.params:
-            code, size, align = KINDS[p.kind]
+            k = PARAM_KINDS[p.kind]
+            code, size, align = k.struct_code, k.size, k.align
             offset = -(-cursor // align) * align
             if offset > cursor:
                 fmt.append(f"{offset - cursor}x")

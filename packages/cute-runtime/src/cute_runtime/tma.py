@@ -6,60 +6,12 @@ import struct
 from collections.abc import Sequence
 from typing import Any
 
+from cute_nvarch.numeric import TENSOR_MAP_ELEMENTS, tensor_map_data_type
+from cute_nvarch.params import TMA_DESCRIPTOR_BYTES
+
 from . import driver
 from .pointers import device_pointer
 
-TENSOR_MAP_BYTES = 128
-
-# CUtensorMapDataType value -> (element bytes, is floating point), for the unpacked types.
-_DATA_TYPES: dict[int, tuple[int, bool]] = {
-    0: (1, False),  # UINT8
-    1: (2, False),  # UINT16
-    2: (4, False),  # UINT32
-    3: (4, False),  # INT32
-    4: (8, False),  # UINT64
-    5: (8, False),  # INT64
-    6: (2, True),  # FLOAT16
-    7: (4, True),  # FLOAT32
-    8: (8, True),  # FLOAT64
-    9: (2, True),  # BFLOAT16
-    10: (4, True),  # FLOAT32_FTZ
-    11: (4, True),  # TFLOAT32
-    12: (4, True),  # TFLOAT32_FTZ
-}
-_DATA_TYPE_NAMES: dict[str, int] = {
-    "uint8": 0,
-    "u8": 0,
-    "uint16": 1,
-    "u16": 1,
-    "uint32": 2,
-    "u32": 2,
-    "int32": 3,
-    "i32": 3,
-    "s32": 3,
-    "uint64": 4,
-    "u64": 4,
-    "int64": 5,
-    "i64": 5,
-    "s64": 5,
-    "float16": 6,
-    "f16": 6,
-    "half": 6,
-    "float32": 7,
-    "f32": 7,
-    "float": 7,
-    "float64": 8,
-    "f64": 8,
-    "double": 8,
-    "bfloat16": 9,
-    "bf16": 9,
-    "float32_ftz": 10,
-    "f32_ftz": 10,
-    "tfloat32": 11,
-    "tf32": 11,
-    "tfloat32_ftz": 12,
-    "tf32_ftz": 12,
-}
 _INTERLEAVE_NAMES = {"none": 0, "16b": 1, "32b": 2}
 _SWIZZLE_NAMES = {
     "none": 0,
@@ -84,8 +36,8 @@ class TensorMap:
         if not isinstance(raw, (bytes, bytearray, memoryview)):
             raise TypeError(f"raw must be bytes, got {type(raw).__name__}")
         raw = bytes(raw)
-        if len(raw) != TENSOR_MAP_BYTES:
-            raise ValueError(f"raw must be {TENSOR_MAP_BYTES} bytes (a CUtensorMap), got {len(raw)}")
+        if len(raw) != TMA_DESCRIPTOR_BYTES:
+            raise ValueError(f"raw must be {TMA_DESCRIPTOR_BYTES} bytes (a CUtensorMap), got {len(raw)}")
         self.raw = raw
         self.owner = owner  # keeps the described tensor alive as long as the map
 
@@ -111,7 +63,6 @@ def _enum_value(value: Any, names: dict[str, int], valid: Sequence[int], what: s
     if isinstance(value, str):
         key = value.strip().lower()
         for prefix in (
-            "cu_tensor_map_data_type_",
             "cu_tensor_map_interleave_",
             "cu_tensor_map_swizzle_",
             "cu_tensor_map_l2_promotion_",
@@ -132,6 +83,15 @@ def _enum_value(value: Any, names: dict[str, int], valid: Sequence[int], what: s
     if v not in valid:
         raise ValueError(f"{what} {v} is not a valid value (expected one of {list(valid)})")
     return v
+
+
+def _data_type(value: Any) -> int:
+    if isinstance(value, str):
+        try:
+            return tensor_map_data_type(value)
+        except ValueError:
+            raise ValueError(f"data_type {value!r} is not a CUtensorMapDataType name or a numeric type") from None
+    return _enum_value(value, {}, list(TENSOR_MAP_ELEMENTS), "data_type")
 
 
 def _uint_list(values: Sequence[int], n: int, lo: int, hi: int, what: str) -> list[int]:
@@ -164,8 +124,8 @@ def check_tiled(
     oob_fill: Any = 0,
 ) -> tuple[int, int, int, list[int], list[int], list[int], list[int], int, int, int, int]:
     """cuTensorMapEncodeTiled's arguments, checked by the driver's documented rules and normalised."""
-    dtype = _enum_value(data_type, _DATA_TYPE_NAMES, list(_DATA_TYPES), "data_type")
-    esize, is_float = _DATA_TYPES[dtype]
+    dtype = _data_type(data_type)
+    esize, is_float = TENSOR_MAP_ELEMENTS[dtype]
     inter = _enum_value(interleave, _INTERLEAVE_NAMES, [0, 1, 2], "interleave")
     swz = _enum_value(swizzle, _SWIZZLE_NAMES, list(_SWIZZLE_SPAN), "swizzle")
     l2 = _enum_value(l2_promotion, _L2_NAMES, [0, 1, 2, 3], "l2_promotion")
