@@ -11,7 +11,9 @@ import cute_ir
 import pytest
 from cute_ir import cache
 from cute_ir.artifact import Artifact
-from cute_ir.bundle import bundle_stem, write_bundle
+from cute_ir.bundle import write_bundle
+from cute_nvarch.entry import KernelEntry, Launch
+from cute_nvarch.kernel_spec import file_stem
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +40,10 @@ def test_manifest_follows_the_schema(tmp_path, artifacts) -> None:  # noqa: ANN0
     assert len(manifest["kernels"]) == 3
     for k, art in zip(manifest["kernels"], artifacts, strict=True):
         for field in ("spec", "name", "arch", "params", "launch", "resources", "versions"):
-            assert k[field] == art.entry[field]
+            assert k[field] == art.entry.to_dict()[field]
         canon = json.dumps(art.spec, sort_keys=True, separators=(",", ":"))
         stem = hashlib.sha256(canon.encode()).hexdigest()[:16] + "-" + art.arch
-        assert stem == bundle_stem(art.spec, art.arch)
+        assert stem == file_stem(art.spec, art.arch)
         assert k["cubin"] == stem + ".cubin" and k["ptx"] == stem + ".ptx"
         assert (out / k["cubin"]).read_bytes() == art.cubin
         assert (out / k["ptx"]).read_text() == art.ptx
@@ -71,7 +73,7 @@ def test_bad_input_is_refused(tmp_path, artifacts) -> None:  # noqa: ANN001
         write_bundle(tmp_path / "x", [artifacts[0], artifacts[0]])
     with pytest.raises(TypeError):
         write_bundle(tmp_path / "x", [object()])
-    bad = Artifact({"name": "k"}, b"", "")
+    bad = Artifact(KernelEntry("k", "sm_80", (), Launch((1, 1, 1)), {"kernel": "k"}), b"", "")
     with pytest.raises(ValueError, match="lacks"):
         write_bundle(tmp_path / "x", [bad])
     assert not (tmp_path / "x").exists() and os.listdir(tmp_path) == []

@@ -42,7 +42,7 @@ def test_memory_then_disk_hits_build_no_ir(cache_dir) -> None:  # noqa: ANN001
     a3 = cute_ir.compile_kernel(K.spec_for(3), K.builder(3), "sm_80")
     assert K.BUILDS["count"] == 1
     assert a3.cubin == a1.cubin and a3.ptx == a1.ptx and a3.entry == a1.entry
-    assert a3.entry["spec"] == K.spec_for(3) and a3.entry["name"] == "scale_i32_x3"
+    assert a3.entry.spec == K.spec_for(3) and a3.entry.name == "scale_i32_x3"
     names = [p.name for p in _entry_files(cache_dir)]
     assert len(names) == 3 and {n.rsplit(".", 1)[1] for n in names} == {"json", "cubin", "ptx"}
     assert not [n for n in names if n.endswith(".tmp")]

@@ -37,9 +37,9 @@ def test_ptx_signature_is_exactly_the_params_in_order() -> None:
     for p, w in zip(params, want, strict=True):
         assert p.startswith(f".param {w}"), (p, w)
     assert ".maxntid 64, 2, 1" in art.ptx
-    assert art.entry["params"] == [{"name": f"p{i}", "kind": k} for i, k in enumerate(kinds)]
-    assert art.entry["launch"] == {"block": [64, 2, 1], "cluster": [1, 1, 1], "dynamic_smem": 0}
-    assert art.entry["versions"]["mlir"] and art.entry["versions"]["ptxas"].count(".") == 2
+    assert art.entry.to_dict()["params"] == [{"name": f"p{i}", "kind": k} for i, k in enumerate(kinds)]
+    assert art.entry.to_dict()["launch"] == {"block": [64, 2, 1], "cluster": [1, 1, 1], "dynamic_smem": 0}
+    assert art.entry.versions["mlir"] and art.entry.versions["ptxas"].count(".") == 2
 
 
 def test_cluster_registers_dynamic_smem_and_special_registers() -> None:
@@ -77,7 +77,7 @@ def test_cluster_registers_dynamic_smem_and_special_registers() -> None:
     assert ".reqnctapercluster 2, 1, 1" in ptx and ".maxnreg 64" in ptx
     assert "%cluster_ctarank" in ptx and "%laneid" in ptx and "bar.sync" in ptx
     assert ".extern .shared .align 16 .b8 __cute_dynamic_smem[]" in ptx
-    assert art.entry["launch"]["cluster"] == [2, 1, 1]
+    assert art.entry.launch.cluster == (2, 1, 1)
     assert art.resources["shared_memory"] >= 2048
 
 
@@ -138,24 +138,30 @@ def test_kerneldef_rejects_bad_input() -> None:
             pass
 
 
-def test_register_param_kind_extends_params() -> None:
-    """A registered kind (as cute_ir.hopper registers "tma") lowers with its own type, wrapper and hook."""
+def test_register_param_kind_replaces_a_lowering() -> None:
+    """A registered lowering of a contract kind (as cute_ir.hopper registers "tma") brings its own type, wrapper
+    and hook; a kind outside cute-nvarch's PARAM_KINDS (which cute-runtime could not pack) is refused."""
     seen = []
+    original = param_kind("u32")
     register_param_kind(
         ParamKind(
-            "test_i16",
-            lambda p: ir.IntegerType.get_signless(16),
+            "u32",
+            lambda p: ir.IntegerType.get_signless(32),
             wrap=lambda v, p: ("wrapped", v),
             finalize=lambda kd, idx: seen.append((kd.name, idx)),
         )
     )
-    assert param_kind("test_i16").name == "test_i16"
-    kd = KernelDef("ext", [Param("n", "i32"), Param("h", "test_i16")], target="sm_80")
-    with kd.body() as k:
-        assert k.arg("h")[0] == "wrapped"
-    art = stages.compile(kd)
-    assert ".param .u16" in art.ptx or ".param .b16" in art.ptx
-    assert seen == [("ext", [1])]
+    try:
+        kd = KernelDef("ext", [Param("n", "i32"), Param("h", "u32")], target="sm_80")
+        with kd.body() as k:
+            assert k.arg("h")[0] == "wrapped"
+        art = stages.compile(kd)
+        assert ".param .u32" in art.ptx or ".param .b32" in art.ptx
+        assert seen == [("ext", [1])]
+    finally:
+        register_param_kind(original)
+    with pytest.raises(ValueError, match="PARAM_KINDS"):
+        register_param_kind(ParamKind("test_i16", lambda p: ir.IntegerType.get_signless(16)))
 
 
 def test_mlir_verification_failure_is_a_compile_error() -> None:

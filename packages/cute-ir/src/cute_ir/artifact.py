@@ -1,18 +1,20 @@
-"""`Artifact`: one compiled kernel = SCHEMA.md entry + cubin bytes + PTX text (+ lowered MLIR if dumped)."""
+"""`Artifact`: one compiled kernel = its cute-nvarch KernelEntry + cubin bytes + PTX text (+ lowered MLIR)."""
 
 from __future__ import annotations
+
+from cute_nvarch.entry import KernelEntry
 
 __all__ = ["Artifact"]
 
 
 class Artifact:
-    """A compiled kernel: `entry` (SCHEMA.md dict), `cubin`, `ptx`, optional `mlir`, stage `timings` (ms)."""
+    """A compiled kernel: `entry` (KernelEntry), `cubin`, `ptx`, optional `mlir`, stage `timings` (ms)."""
 
     __slots__ = ("cubin", "entry", "mlir", "ptx", "ptxas_log", "timings")
 
     def __init__(
         self,
-        entry: dict,
+        entry: KernelEntry,
         cubin: bytes,
         ptx: str,
         *,
@@ -20,8 +22,8 @@ class Artifact:
         timings: dict[str, float] | None = None,
         ptxas_log: str = "",
     ) -> None:
-        if not isinstance(entry, dict):
-            raise TypeError(f"Artifact: entry must be a dict, got {type(entry).__name__}")
+        if not isinstance(entry, KernelEntry):
+            raise TypeError(f"Artifact: entry must be a KernelEntry, got {type(entry).__name__}")
         if not isinstance(cubin, (bytes, bytearray)):
             raise TypeError(f"Artifact: cubin must be bytes, got {type(cubin).__name__}")
         if not isinstance(ptx, str):
@@ -36,22 +38,22 @@ class Artifact:
     @property
     def name(self) -> str:
         """The kernel's entry symbol."""
-        return self.entry["name"]
+        return self.entry.name
 
     @property
     def arch(self) -> str:
         """The target the cubin was built for."""
-        return self.entry["arch"]
+        return self.entry.target
 
     @property
     def spec(self) -> dict:
         """The Python-level kernel specification."""
-        return self.entry["spec"]
+        return self.entry.spec
 
     @property
     def resources(self) -> dict:
         """ptxas's resource report plus compile_ms."""
-        return self.entry["resources"]
+        return self.entry.resources
 
     def resource_line(self) -> str:
         """One line: registers, shared memory, spill stores, spill loads, compile time."""

@@ -21,6 +21,9 @@ import importlib.util
 import json
 import os
 
+from cute_nvarch.entry import KernelEntry
+from cute_nvarch.kernel_spec import canonical_spec
+
 from . import config
 from .artifact import Artifact
 from .versions import versions
@@ -39,9 +42,7 @@ stats = {"memory_hits": 0, "disk_hits": 0, "builds": 0, "corrupt": 0}
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def canonical_json(obj: object) -> str:
-    """The canonical JSON form of a spec: sorted keys, no spaces (SCHEMA.md)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+canonical_json = canonical_spec  # cute-nvarch owns the canonical JSON text (sorted keys, no spaces)
 
 
 def atomic_write(path: str, data: bytes) -> None:
@@ -159,8 +160,8 @@ def _load(key: str) -> Artifact | None:
         meta = json.loads(raw)
         if not isinstance(meta, dict) or meta.get("format") != _FORMAT or meta.get("key") != key:
             raise ValueError("bad header")
-        entry, digests = meta["entry"], meta["sha256"]
-        if not isinstance(entry, dict) or not isinstance(digests, dict):
+        entry, digests = KernelEntry.from_dict(meta["entry"]), meta["sha256"]
+        if not isinstance(digests, dict):
             raise ValueError("bad fields")
         with open(cpath, "rb") as f:
             cubin = f.read()
@@ -168,9 +169,8 @@ def _load(key: str) -> Artifact | None:
             ptx_bytes = f.read()
         if _sha(cubin) != digests.get("cubin") or _sha(ptx_bytes) != digests.get("ptx"):
             raise ValueError("digest mismatch")
-        for field in ("spec", "name", "arch", "params", "launch", "resources", "versions"):
-            if field not in entry:
-                raise ValueError(f"entry lacks {field!r}")
+        if not entry.resources or not entry.versions:
+            raise ValueError("entry lacks resources or versions")
         return Artifact(entry, cubin, ptx_bytes.decode(), timings=meta.get("timings") or {})
     except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
         raise ValueError(f"corrupt cache entry {jpath}: {e}") from None
@@ -184,7 +184,7 @@ def _store(key: str, art: Artifact) -> None:
     meta = {
         "format": _FORMAT,
         "key": key,
-        "entry": art.entry,
+        "entry": art.entry.to_dict(),
         "sha256": {"cubin": _sha(art.cubin), "ptx": _sha(ptx_bytes)},
         "timings": art.timings,
     }

@@ -15,7 +15,8 @@ Everything emitted inside `body()` goes to `ir.InsertionPoint.current`; builders
 The free functions `thread_idx`, `block_idx`, `grid_dim`, `cluster_ctarank`, `block_idx_in_cluster`,
 `cluster_idx`, `lane_idx`, `warp_idx`, `dynamic_smem`, `barrier` emit at the caller's insertion point too.
 
-Parameters lower to plain PTX parameters, in order, exactly as SCHEMA.md lists them (no memref descriptors):
+Parameters lower to plain PTX parameters, in order (no memref descriptors); their kinds are cute-nvarch's
+`PARAM_KINDS` (sizes, alignments), lowered here:
   kind "ptr"  -> `!llvm.ptr<1>` (attrs: llvm.noalias / llvm.readonly / llvm.align from Param), `.param .u64`
   kind "i32"/"u32"/"i64"/"u64" -> i32/i64, wrapped as `Int`;  "f32"/"f64" -> f32/f64 (raw ir.Value)
 Other kinds plug in through `register_param_kind(ParamKind(...))`: the kind "tma" (128-byte CUtensorMap by
@@ -31,6 +32,11 @@ import contextlib
 import re
 import threading
 
+from cute_nvarch.entry import KernelEntry, Launch
+from cute_nvarch.kernel_spec import check_spec
+from cute_nvarch.params import PARAM_KINDS
+from cute_nvarch.params import Param as EntryParam
+from cute_nvarch.target import TARGETS, Target
 from mlir import ir
 from mlir.dialects import gpu, llvm, nvvm
 
@@ -42,7 +48,6 @@ __all__ = [
     "KernelDef",
     "Param",
     "ParamKind",
-    "TARGETS",
     "barrier",
     "block_idx",
     "block_idx_in_cluster",
@@ -62,8 +67,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-# target -> (PTX chip, lowest PTX ISA version it needs, in units of 0.1)
-TARGETS = {"sm_80": 80, "sm_86": 80, "sm_87": 80, "sm_89": 80, "sm_90": 80, "sm_90a": 80}
+# the newest PTX ISA version the bundled NVVM backend and ptxas accept, in units of 0.1
 _PTX_MAX = 90
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -83,7 +87,8 @@ def shared_context() -> ir.Context:
 
 
 class ParamKind:
-    """How a parameter kind lowers: MLIR argument type, argument attributes, and what `k.arg()` returns.
+    """How one of cute-nvarch's parameter kinds lowers: MLIR argument type, argument attributes, and what
+    `k.arg()` returns.
 
     `finalize(kd, indices)`, when given, runs once on a built KernelDef before `cute_ir.stages.lower` (with
     the indices of the parameters of this kind), for kinds that need attributes only an `llvm.func` carries.
@@ -115,6 +120,10 @@ def register_param_kind(kind: ParamKind) -> None:
     """Make a parameter kind available to `Param` (replaces a kind of the same name)."""
     if not isinstance(kind, ParamKind):
         raise TypeError(f"register_param_kind: kind must be a ParamKind, got {type(kind).__name__}")
+    if kind.name not in PARAM_KINDS:
+        raise ValueError(
+            f"register_param_kind: {kind.name!r} is not one of cute-nvarch's PARAM_KINDS {sorted(PARAM_KINDS)}"
+        )
     _KINDS[kind.name] = kind
 
 
@@ -199,9 +208,9 @@ class Param:
     def __repr__(self) -> str:
         return f"Param({self.name!r}, {self.kind!r})"
 
-    def schema(self) -> dict[str, str]:
-        """This parameter as a SCHEMA.md params entry."""
-        return {"name": self.name, "kind": self.kind}
+    def schema(self) -> EntryParam:
+        """This parameter as a kernel entry's parameter (name and kind)."""
+        return EntryParam(self.name, self.kind)
 
 
 def _dim3(value: object, what: str) -> tuple[int, int, int]:
@@ -240,7 +249,8 @@ class KernelDef:
             raise ValueError(
                 f"KernelDef name must be an identifier (it is the PTX entry symbol), got {name!r}"
             )
-        if target not in TARGETS:
+        tgt: Target | None = TARGETS.get(target) if isinstance(target, str) else None
+        if tgt is None:
             raise ValueError(f"KernelDef {name!r}: target must be one of {sorted(TARGETS)}, got {target!r}")
         params = list(params)
         seen = set()
@@ -254,16 +264,17 @@ class KernelDef:
         self.cluster = _dim3(cluster, f"KernelDef {name!r}: cluster")
         if self.block[0] * self.block[1] * self.block[2] > 1024:
             raise ValueError(f"KernelDef {name!r}: block {self.block} has more than 1024 threads")
-        if self.cluster != (1, 1, 1) and target not in ("sm_90", "sm_90a"):
-            raise ValueError(f"KernelDef {name!r}: a cluster shape needs sm_90/sm_90a, target is {target}")
+        if self.cluster != (1, 1, 1) and not tgt.cluster_support:
+            raise ValueError(f"KernelDef {name!r}: a cluster shape needs a target with clusters, target is {target}")
         if isinstance(dynamic_smem, bool) or not isinstance(dynamic_smem, int) or dynamic_smem < 0:
             raise ValueError(
                 f"KernelDef {name!r}: dynamic_smem must be a non-negative int, got {dynamic_smem!r}"
             )
-        ptx = TARGETS[target] if ptx_version is None else ptx_version
-        if not isinstance(ptx, int) or not TARGETS[target] <= ptx <= _PTX_MAX:
+        floor = tgt.ptx_isa_floor[0] * 10 + tgt.ptx_isa_floor[1]
+        ptx = tgt.ptx_isa[0] * 10 + tgt.ptx_isa[1] if ptx_version is None else ptx_version
+        if isinstance(ptx, bool) or not isinstance(ptx, int) or not floor <= ptx <= _PTX_MAX:
             raise ValueError(
-                f"KernelDef {name!r}: ptx_version must be an int in [{TARGETS[target]}, {_PTX_MAX}] "
+                f"KernelDef {name!r}: ptx_version must be an int in [{floor}, {_PTX_MAX}] "
                 f"(e.g. 80 for PTX ISA 8.0), got {ptx_version!r}"
             )
         for what, v in (("max_registers", max_registers), ("min_blocks_per_sm", min_blocks_per_sm)):
@@ -274,7 +285,7 @@ class KernelDef:
         self.dynamic_smem = dynamic_smem
         self.target = target
         self.ptx_version = ptx
-        self.spec = dict(spec) if spec is not None else {"kernel": name}
+        self.spec = check_spec(dict(spec)) if spec is not None else {"kernel": name}
         self.max_registers = max_registers
         self.min_blocks_per_sm = min_blocks_per_sm
         self.module: ir.Module | None = None
@@ -313,19 +324,15 @@ class KernelDef:
             f'#nvvm.target<O = 3, chip = "{self.target}", features = "+ptx{self.ptx_version}">'
         )
 
-    def entry(self) -> dict:
-        """The SCHEMA.md entry fields known before compiling: spec, name, arch, params, launch."""
-        return {
-            "spec": self.spec,
-            "name": self.name,
-            "arch": self.target,
-            "params": [p.schema() for p in self.params],
-            "launch": {
-                "block": list(self.block),
-                "cluster": list(self.cluster),
-                "dynamic_smem": self.dynamic_smem,
-            },
-        }
+    def entry(self) -> KernelEntry:
+        """The kernel entry known before compiling: name, target, params, launch, spec (no resources yet)."""
+        return KernelEntry(
+            self.name,
+            self.target,
+            tuple(p.schema() for p in self.params),
+            Launch(self.block, self.cluster, self.dynamic_smem),
+            self.spec,
+        )
 
     @contextlib.contextmanager
     def body(self) -> Iterator[KernelBuilder]:

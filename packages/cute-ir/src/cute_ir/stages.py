@@ -165,8 +165,7 @@ def compile(kd: KernelDef, *, build_ms: float = 0.0) -> Artifact:  # noqa: A001 
     cubin, report, log = to_cubin(ptx, kd.target, kd.name)
     timings["to_cubin_ms"] = (time.perf_counter() - t) * 1e3
     compile_ms = sum(timings.values())
-    entry = kd.entry()
-    entry["resources"] = {
+    resources = {
         "registers": report["registers"],
         "shared_memory": report["shared_memory"] + kd.dynamic_smem,
         "spill_stores": report["spill_stores"],
@@ -174,10 +173,10 @@ def compile(kd: KernelDef, *, build_ms: float = 0.0) -> Artifact:  # noqa: A001 
         "local_memory": report["local_memory"],
         "compile_ms": round(compile_ms, 3),
     }
-    entry["versions"] = versions()
+    entry = kd.entry().with_build(resources, versions())
     art = Artifact(entry, cubin, ptx, mlir=lowered_text, timings=timings, ptxas_log=log)
     if dump_dir:
         dump(dump_dir, kd.name, ".cubin", cubin)
         dump(dump_dir, kd.name, ".ptxas.txt", log)
-        dump(dump_dir, kd.name, ".json", json.dumps(entry, indent=1, sort_keys=True))
+        dump(dump_dir, kd.name, ".json", json.dumps(entry.to_dict(), indent=1, sort_keys=True))
     return art

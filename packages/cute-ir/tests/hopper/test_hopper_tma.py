@@ -34,7 +34,7 @@ def test_tma_param_is_a_128_byte_grid_constant(compile_kernel, ptx_lines):
     assert load[0].startswith(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes ["
     )
-    assert art.entry["params"][1] == {"name": "desc", "kind": "tma"}
+    assert art.entry.to_dict()["params"][1] == {"name": "desc", "kind": "tma"}
 
 
 @pytest.mark.parametrize("rank", [1, 3, 5])

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from cute_nvarch.params import TMA_DESCRIPTOR_ALIGN, TMA_DESCRIPTOR_BYTES
 from mlir import ir
 from mlir.dialects import llvm, nvvm
 
@@ -50,8 +51,6 @@ __all__ = [
     "tma_store_wait",
 ]
 
-TMA_DESCRIPTOR_BYTES = 128
-TMA_DESCRIPTOR_ALIGN = 64
 TMA_MAX_RANK = 5
 
 
