@@ -20,8 +20,9 @@ from cute_runtime.errors import ArchMismatchError, BundleError  # noqa: E402
 
 @pytest.fixture(scope="module")
 def bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    arts = [compile_elementwise_add("float32", "vec", t, offset_bits=32) for t in ("sm_90a", "sm_80")]
-    arts.append(compile_elementwise_add("bfloat16", "strided", "sm_90a", offset_bits=64))
+    f32 = elementwise_add_spec("float32", "vec", offset_bits=32)
+    arts = [compile_elementwise_add(f32, t) for t in ("sm_90a", "sm_80")]
+    arts.append(compile_elementwise_add(elementwise_add_spec("bfloat16", "strided", offset_bits=64), "sm_90a"))
     path = tmp_path_factory.mktemp("bundle")
     write_bundle(path, arts)
     return path

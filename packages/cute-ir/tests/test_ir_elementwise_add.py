@@ -33,7 +33,8 @@ LAYOUTS = [(1, 1), (4, 4)]
 def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, layout: tuple) -> None:
     """Each dtype x target x layout: 128-bit nc loads all issued before the adds, ptxas reports no spills."""
     threads_m, values_m = layout
-    kd = kernel.build_elementwise_add(dtype, 128, target, threads_m=threads_m, values_m=values_m)
+    spec = kernel.elementwise_add_spec(dtype, threads_m=threads_m, values_m=values_m)
+    kd = kernel.build_elementwise_add(spec, target)
     art = stages.compile(kd)
     r = art.resources
     assert r["spill_stores"] == 0 and r["spill_loads"] == 0 and r["local_memory"] == 0
@@ -55,7 +56,7 @@ def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, lay
     # the partial-tile path keeps whole in-bounds vectors vectorized too
     assert len(re.findall(r"ld\.global\.nc\.v4", ptx)) >= 2 * values_m + 2
     assert len(re.findall(r"st\.global\.v4\.\w+", ptx)) >= values_m + 1
-    entry = art.entry
+    entry = art.entry.to_dict()
     assert entry["name"] == kd.name and entry["arch"] == target
     assert [p["kind"] for p in entry["params"]] == ["ptr"] * 3 + ["i32"] * 2 + ["i64"] * 6
     assert entry["launch"] == {"block": [128, 1, 1], "cluster": [1, 1, 1], "dynamic_smem": 0}
@@ -64,10 +65,11 @@ def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, lay
 
 def test_strided_variant_and_32_bit_offsets_assemble() -> None:
     """The strided variant uses scalar accesses; offset_bits=32 keeps address math in 32 bits."""
-    art = stages.compile(kernel.build_elementwise_add("float32", 128, "sm_90a", variant="strided"))
+    art = stages.compile(kernel.build_elementwise_add(kernel.elementwise_add_spec("float32", "strided"), "sm_90a"))
     assert "ld.global.nc.v4" not in art.ptx and "ld.global.nc.b32" in art.ptx
     assert art.resources["spill_stores"] == 0
-    art32 = stages.compile(kernel.build_elementwise_add("float16", 128, "sm_90a", offset_bits=32))
+    spec32 = kernel.elementwise_add_spec("float16", offset_bits=32)
+    art32 = stages.compile(kernel.build_elementwise_add(spec32, "sm_90a"))
     assert art32.resources["spill_stores"] == 0 and "ld.global.nc.v4" in art32.ptx
 
 
@@ -75,7 +77,7 @@ def test_spec_and_grid_rule() -> None:
     """The spec records dtype, variant, tile; grid_for covers (M, N) with tiles; bad input is refused."""
     spec = kernel.elementwise_add_spec("bf16", "vec", threads_m=4, values_m=4)
     assert spec["dtype"] == "bfloat16" and spec["tile"] == [16, 256] and spec["variant"] == "vec"
-    assert spec["thr_layout"] == "(4,32):(32,1)" and spec["val_layout"] == "(4,8):(8,1)"
+    assert (spec["threads_m"], spec["values_m"]) == (4, 4)
     assert kernel.grid_for(spec, 17, 257) == (2 * 2, 1, 1)
     assert kernel.grid_for(kernel.elementwise_add_spec("f32"), 3, 1000) == (3 * 2, 1, 1)
     g2 = kernel.elementwise_add_spec("f32", raster="grid2d")

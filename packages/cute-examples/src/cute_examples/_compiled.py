@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cute_runtime import Kernel, canonical_spec, load_bundle
+from cute_nvarch.kernel_spec import canonical_spec
+from cute_nvarch.target import compile_target
+from cute_runtime import Kernel, load_bundle
 from cute_runtime.config import bundle_dir
 
-__all__ = ["ArtifactBuilder", "kernel_for", "target_for", "use_bundle"]
+__all__ = ["ArtifactBuilder", "kernel_for", "use_bundle"]
 
 # compile_fn(target) -> cute_ir Artifact; imported lazily by the examples so that a bundle host needs no cute-ir.
 ArtifactBuilder = Callable[[str], Any]
@@ -39,18 +41,6 @@ def _active_bundle() -> Any:
     return _bundle
 
 
-def target_for(cc: tuple[int, int]) -> str:
-    """The compile target for a device of compute capability cc (Hopper gets its arch-specific sm_90a)."""
-    major, minor = cc
-    if major == 9 and minor == 0:
-        return "sm_90a"
-    if (major, minor) == (8, 9):
-        return "sm_89"
-    if major >= 8:
-        return "sm_80"
-    raise ValueError(f"device of compute capability {major}.{minor}: these kernels need sm_80 or newer")
-
-
 def kernel_for(
     spec: dict[str, Any], compile_fn: ArtifactBuilder, cc: tuple[int, int], *, device: int | None = None
 ) -> Kernel:
@@ -63,7 +53,7 @@ def kernel_for(
     if bundle is not None:
         kernel = bundle.load_kernel(spec, cc, device=device)
     else:
-        art = compile_fn(target_for(cc))
+        art = compile_fn(compile_target(cc).name)
         kernel = Kernel(art.entry, art.cubin, art.ptx, device=device)
     _kernels[key] = kernel
     return kernel

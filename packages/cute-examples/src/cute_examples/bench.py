@@ -147,15 +147,14 @@ def bench_costs() -> list[str]:
         import cute_ir.kernel  # noqa: F401
         import cute_ir.stages  # noqa: F401
         import cute_ir.tensor  # noqa: F401
+        from cute_nvarch.target import compile_target
 
-        from ._compiled import target_for
-        from .elementwise_add.kernel import compile_elementwise_add
+        from .elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec
 
         cc = torch.cuda.get_device_capability()
-        target = target_for(cc)
-        rows += _compile_costs(
-            "elementwise_add", lambda: compile_elementwise_add("float16", "vec", target, offset_bits=32), 150, 50
-        )
+        target = compile_target(cc).name
+        spec = elementwise_add_spec("float16", "vec", offset_bits=32)
+        rows += _compile_costs("elementwise_add", lambda: compile_elementwise_add(spec, target), 150, 50)
         if cc == (9, 0):
             from .dense_gemm import kernel as _gemm_kernel  # noqa: F401
             from .dense_gemm import plan as _gemm_plan  # noqa: F401

@@ -94,9 +94,9 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
 
 
 def _torch_dtype(name: str) -> Any:
-    import torch
+    from ..torch_types import torch_dtype
 
-    return {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[name]
+    return torch_dtype(name)
 
 
 def _matrix(l: int, rows: int, cols: int, contiguous_cols: bool, dtype: Any, device: Any, fill: str) -> Any:

@@ -18,7 +18,7 @@ import dataclasses
 import itertools
 import sys
 
-from .spec import CLUSTER_SHAPES, VARIANTS, GemmConfig
+from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, CLUSTER_SHAPES, VARIANTS, GemmConfig
 
 __all__ = [
     "VARIANT_TEST_CONFIGS",
@@ -46,11 +46,11 @@ BENCH_NUM_SMS = (132, 114)
 def dtype_combinations() -> list[tuple[str, str, str]]:
     """Every supported (A/B dtype, accumulator dtype, C dtype)."""
     out = []
-    for ab in ("float16", "bfloat16"):
-        for acc in ("float32", "float16"):
+    for ab in AB_DTYPES:
+        for acc in ACC_DTYPES:
             if acc == "float16" and ab != "float16":
                 continue
-            for c in ("float16", "bfloat16", "float32"):
+            for c in C_DTYPES:
                 out.append((ab, acc, c))
     return out
 

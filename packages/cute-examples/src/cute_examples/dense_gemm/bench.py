@@ -25,7 +25,7 @@ from typing import Any
 
 from ..cli import add_bundle_flag, apply_bundle_flag
 from .choice import GemmShape
-from .spec import VARIANTS, GemmConfig
+from .spec import AB_DTYPES, VARIANTS, GemmConfig
 
 __all__ = [
     "BENCH_DTYPES",
@@ -46,7 +46,7 @@ BENCH_SHAPES = (
     (16384, 16384, 8192, 1),
     (4096, 4096, 4096, 4),
 )
-BENCH_DTYPES = ("float16", "bfloat16")
+BENCH_DTYPES = AB_DTYPES
 DEFAULT_VARIANTS = ("fast", "cluster_release", "base")
 MIN_ITERATIONS = 20
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cute_nvarch.numeric import numeric_type
+
 from .spec import DTYPE_BYTES, GemmConfig, canonical_dtype
 
 __all__ = [
@@ -29,8 +31,8 @@ __all__ = [
     "tensor_maps",
 ]
 
-# CUtensorMapDataType / L2 promotion values
-_TMA_DTYPE = {"float16": 6, "float32": 7, "bfloat16": 9}
+# CUtensorMapDataType of each operand dtype (cute-nvarch's table, read once) / L2 promotion value
+_TMA_DTYPE = {d: numeric_type(d).tensor_map_data_type for d in DTYPE_BYTES}
 _L2_128B = 2
 
 
@@ -320,8 +322,9 @@ def _alloc_out(a: Any, m: int, n: int, l: int, dtype: str, batched: bool) -> Any
 
     e = DTYPE_BYTES[dtype]
     ld = -(-n * e // 16) * 16 // e
-    tdt = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}[dtype]
-    storage = torch.empty((l, m, ld), dtype=tdt, device=a.device)
+    from ..torch_types import torch_dtype
+
+    storage = torch.empty((l, m, ld), dtype=torch_dtype(dtype), device=a.device)
     view = storage[:, :, :n]
     return view if batched else view[0]
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from cute_ir import hopper as H
+from cute_ir.dtypes import element_type
 from cute_ir.kernel import KernelDef, Param
 from cute_ir.values import Int
 from mlir import ir
@@ -325,9 +326,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     regs = H.accumulator_values(acc, shape)
     lane = tid_in_wg % 32
     barrier_id = _EPI_BARRIER_BASE  # + g, static per branch below
-    c_elem = {"float16": ir.F16Type.get(), "bfloat16": ir.BF16Type.get(), "float32": ir.F32Type.get()}[
-        cfg.c_dtype
-    ]
+    c_elem = element_type(cfg.c_dtype)
     f32 = ir.F32Type.get()
     row0 = tile_m * cfg.tile_m + g * 64
     chunks = cfg.tile_n // cfg.epi_n

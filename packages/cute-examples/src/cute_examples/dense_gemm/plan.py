@@ -43,8 +43,6 @@ if TYPE_CHECKING:  # cute_ir.hopper imports MLIR: only make_plan (a compile-time
 
 __all__ = ["EpiloguePlan", "GemmPlan", "OperandPlan", "TmaBox", "make_plan", "tma_boxes"]
 
-_PTX = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
-_NVARCH = {"float16": "Float16", "bfloat16": "BFloat16", "float32": "Float32"}
 # CUtensorMapSwizzle values
 _TMA_SWIZZLE = {
     GmmaLayoutType.INTERLEAVE: 0,
@@ -188,7 +186,7 @@ def _nvarch_boxes(
 
 
 def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  # noqa: ANN001
-    dtype = numeric_type(_NVARCH[cfg.a_dtype])
+    dtype = numeric_type(cfg.a_dtype)
     major = "k" if (cfg.a_major if which == "A" else cfg.b_major) == "k" else "mn"
     tile_mn = cfg.tile_m if which == "A" else cfg.tile_n
     layout = make_gmma_smem_layout(dtype, "K" if major == "k" else "MN", tile_mn, cfg.tile_k, stages)
@@ -245,7 +243,7 @@ def _layout_type(layout: object, dtype: object) -> GmmaLayoutType:
 
 
 def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
-    dtype = numeric_type(_NVARCH[cfg.c_dtype])
+    dtype = numeric_type(cfg.c_dtype)
     major = "k" if cfg.c_major == "n" else "mn"  # (M, N) seen as (MN, K): N contiguous is "K-major"
     layout = make_gmma_smem_layout(
         dtype, "K" if major == "k" else "MN", 64, cfg.epi_n, layout_type=GmmaLayoutType.B128
@@ -263,7 +261,7 @@ def _tiled_mma(cfg: GemmConfig) -> tuple[object, object]:
     a_major = "K" if cfg.a_major == "k" else "MN"
     b_major = "K" if cfg.b_major == "k" else "MN"
     atom = make_wgmma_atom(
-        _NVARCH[cfg.a_dtype], _NVARCH[cfg.b_dtype], _NVARCH[cfg.acc_dtype], cfg.tile_n, a_major, b_major
+        cfg.a_dtype, cfg.b_dtype, cfg.acc_dtype, cfg.tile_n, a_major, b_major
     )
     return atom, make_tiled_mma(atom, (cfg.num_consumer_warpgroups, 1, 1))
 
@@ -285,9 +283,9 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
     atom, _ = _tiled_mma(cfg)
     shape = WgmmaShape(
         cfg.tile_n,
-        _PTX[cfg.a_dtype],
-        _PTX[cfg.b_dtype],
-        _PTX[cfg.acc_dtype],
+        numeric_type(cfg.a_dtype).ptx_type,
+        numeric_type(cfg.b_dtype).ptx_type,
+        numeric_type(cfg.acc_dtype).ptx_type,
         "k" if cfg.a_major == "k" else "mn",
         "k" if cfg.b_major == "k" else "mn",
     )

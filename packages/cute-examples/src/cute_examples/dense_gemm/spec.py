@@ -27,7 +27,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
+
 __all__ = [
+    "DTYPE_BYTES",
     "TOLERANCE",
     "tolerance",
     "ACC_DTYPES",
@@ -35,33 +38,24 @@ __all__ = [
     "C_DTYPES",
     "CLUSTER_SHAPES",
     "GemmConfig",
+    "NAME_LEGEND",
     "RELEASE_SCOPES",
     "SMEM_CAPACITY",
     "VARIANTS",
     "canonical_dtype",
 ]
 
-# dtype spellings accepted on the command line and in the API -> canonical name
-_DTYPE_NAMES = {
-    "float16": "float16",
-    "f16": "float16",
-    "half": "float16",
-    "bfloat16": "bfloat16",
-    "bf16": "bfloat16",
-    "float32": "float32",
-    "f32": "float32",
-    "float": "float32",
-}
-AB_DTYPES = ("float16", "bfloat16")
-C_DTYPES = ("float16", "bfloat16", "float32")
-ACC_DTYPES = ("float32", "float16")
+AB_DTYPES = tuple(t.canonical for t in (Float16, BFloat16))
+C_DTYPES = tuple(t.canonical for t in (Float16, BFloat16, Float32))
+ACC_DTYPES = tuple(t.canonical for t in (Float32, Float16))
+# bytes per element of each C dtype, read off cute-nvarch's table once
+DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32)}
 TILE_M = (64, 128)
 TILE_N = (64, 128, 256)
 TILE_K = (64,)
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
 # sm_90: 227 KiB of dynamic shared memory per block (232448 bytes)
 SMEM_CAPACITY = 232448
-DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4}
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
 ACC_INITS = ("scale_d", "zero")
@@ -83,14 +77,24 @@ VARIANTS = {
 
 def canonical_dtype(dtype: object, what: str = "dtype") -> str:
     """'float16' / 'bfloat16' / 'float32' for CuTe (`Float16`), torch (`torch.float16`) or short names."""
-    name = dtype if isinstance(dtype, str) else str(dtype)
-    key = name.lower().replace("torch.", "").replace("cutlass.", "")
-    canon = _DTYPE_NAMES.get(key)
-    if canon is None:
+    try:
+        canon = numeric_type(dtype if isinstance(dtype, str) else str(dtype)).canonical
+    except ValueError:
+        canon = None
+    if canon not in C_DTYPES:
         raise ValueError(
             f"{what} must be one of Float16, BFloat16, Float32 (or torch's names), got {dtype!r}"
         )
     return canon
+
+
+# the parts of `GemmConfig.name`, explained once wherever names are listed (the main job's report)
+NAME_LEGEND = (
+    "dense_gemm_<A,B dtype>_<acc dtype>_<C dtype>_<A,B,C majors>_<tile MxNxK>_c<cluster MxN>_s<stages>_",
+    "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
+    "  [_rc = cluster-scope stage release]; e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight,",
+    "  scale-d start, 2 C buffers",
+)
 
 
 @dataclass(frozen=True)
@@ -232,10 +236,10 @@ class GemmConfig:
 
     @property
     def name(self) -> str:
-        """The kernel's entry symbol."""
-        short = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
+        """The kernel's entry symbol (its parts: NAME_LEGEND)."""
+        a, acc, c = (numeric_type(d).short for d in (self.a_dtype, self.acc_dtype, self.c_dtype))
         return (
-            f"dense_gemm_{short[self.a_dtype]}_{short[self.acc_dtype]}_{short[self.c_dtype]}_"
+            f"dense_gemm_{a}_{acc}_{c}_"
             f"{self.a_major}{self.b_major}{self.c_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}_"
             f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}_"
             f"p{self.k_pipe_mmas}{self.acc_init[0]}{self.epi_buffers}"
@@ -309,7 +313,7 @@ class GemmConfig:
 
 
 # default normwise relative-error bounds per C dtype (K-term sums in float32, rounded once to C)
-TOLERANCE = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-4}
+TOLERANCE = {Float16.canonical: 2e-3, BFloat16.canonical: 1.6e-2, Float32.canonical: 1e-4}
 
 
 def tolerance(acc_dtype: str, c_dtype: str) -> float:

@@ -7,8 +7,7 @@ import sys
 
 from ..cli import add_bundle_flag, apply_bundle_flag, parse_dtype
 from ..report import NO_GPU, resource_line
-
-DTYPES = ("float32", "float16", "bfloat16", "int32")
+from .kernel import DTYPES
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,11 +25,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _compile_report(dtype: str, m: int, n: int) -> str:
     """Compile (no GPU needed) the kernel these contiguous (m, n) tensors use, and its resource report."""
-    from .kernel import compile_elementwise_add
+    from .kernel import compile_elementwise_add, elementwise_add_spec
 
     offset_bits = 32 if m * n < 2**31 else 64
-    art = compile_elementwise_add(dtype, "vec", "sm_90a", offset_bits=offset_bits)
-    return resource_line(art.entry["resources"])
+    art = compile_elementwise_add(elementwise_add_spec(dtype, "vec", offset_bits=offset_bits), "sm_90a")
+    return resource_line(art.entry.resources)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,16 +7,13 @@ from typing import Any
 import torch
 
 from .._compiled import kernel_for
-from .kernel import choose_variant, compile_elementwise_add, elementwise_add_spec, grid_for
+from ..torch_types import TORCH_DTYPES as _ALL_TORCH_DTYPES
+from .kernel import DTYPES, choose_variant, compile_elementwise_add, elementwise_add_spec, grid_for
 
 __all__ = ["TORCH_DTYPES", "elementwise_add", "select_kernel"]
 
-TORCH_DTYPES = {
-    torch.float32: "float32",
-    torch.float16: "float16",
-    torch.bfloat16: "bfloat16",
-    torch.int32: "int32",
-}
+# the torch dtypes the kernel takes -> their canonical names
+TORCH_DTYPES = {d: t.canonical for d, t in _ALL_TORCH_DTYPES.items() if t.canonical in DTYPES}
 _INT32_LIMIT = 2**31
 
 # key of (dtypes, shapes, strides, devices, pointer alignment) -> launch plan; a hit skips every check but overlap
@@ -78,18 +75,14 @@ def _check(a: Any, b: Any, out: Any) -> torch.Tensor:
 
 
 def select_kernel(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor) -> tuple[Any, dict[str, Any]]:
-    """The loaded kernel and its spec for these (already checked) tensors."""
+    """The loaded kernel and its spec (built once, here) for these (already checked) tensors."""
     tensors = (a, b, out)
     variant = choose_variant(TORCH_DTYPES[a.dtype], [t.data_ptr() for t in tensors], [t.stride() for t in tensors])
     offset_bits = 32 if max(_max_offset(t) for t in tensors) < _INT32_LIMIT else 64
     spec = elementwise_add_spec(TORCH_DTYPES[a.dtype], variant, offset_bits=offset_bits)
     device = a.device.index if a.device.index is not None else torch.cuda.current_device()
     cc = torch.cuda.get_device_capability(device)
-
-    def build(target: str) -> Any:
-        return compile_elementwise_add(spec["dtype"], variant, target, offset_bits=offset_bits)
-
-    return kernel_for(spec, build, cc, device=device), spec
+    return kernel_for(spec, lambda target: compile_elementwise_add(spec, target), cc, device=device), spec
 
 
 def _plan(a: Any, b: Any, out: Any) -> tuple[Any, ...]:

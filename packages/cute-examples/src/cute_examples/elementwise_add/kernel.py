@@ -15,6 +15,10 @@ One compiled kernel serves every 2-D shape (M, N) and all strides of one dtype:
   of A and B issued before the adds); partial tiles go one vector-run at a time, keeping the whole vector when
   it is in bounds and guarding single elements otherwise; nothing outside C is written.
 
+The spec (`elementwise_add_spec`) is numbers and identifier tokens only: dtype, variant, vector_bits,
+offset_bits, threads_m, values_m, the tile they give, nc_loads, raster. The host builds it once per launch
+plan; `compile_elementwise_add(spec, target)` and `build_elementwise_add(spec, target)` take it as it is.
+
 Variants (recorded in the spec; the host wrapper picks one per call, see `choose_variant`):
   "vec":     A, B and C have unit N-stride, bases aligned to vector_bits/8 bytes (16) and M-strides
              divisible by V: 128-bit ld.global.nc / st.global.
@@ -24,7 +28,7 @@ elements, lies in [-2**31, 2**31): the host must check). A and B are read with l
 may be A or B exactly (each element is read before the same thread writes it), but must not partly overlap
 them.
 
-Kernel parameters (SCHEMA order): a, b, c (ptr), M, N (i32), a_stride_m, a_stride_n, b_stride_m, b_stride_n,
+Kernel parameters (in order): a, b, c (ptr), M, N (i32), a_stride_m, a_stride_n, b_stride_m, b_stride_n,
 c_stride_m, c_stride_n (i64, in elements). Launch: block (128,1,1); grid = `grid_for(spec, M, N)`:
 (ceil(M/tile[0]) * ceil(N/tile[1]), 1, 1), or (ceil(N/tile[1]), ceil(M/tile[0]), 1) for "grid2d"; `tile` is
 stored in the spec.
@@ -37,6 +41,8 @@ keeps 4393 (float32) / 4366 (float16) GB/s where torch.add drops to 3451 / 2252.
 """
 
 from __future__ import annotations
+
+from cute_nvarch.numeric import BFloat16, Float16, Float32, Int32, NumericType, numeric_type
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,33 +60,22 @@ __all__ = [
     "emit_elementwise_add",
     "grid_for",
     "kernel_name",
+    "tv_layouts",
 ]
 
-DTYPES = ("float32", "float16", "bfloat16", "int32")
+DTYPES = tuple(t.canonical for t in (Float32, Float16, BFloat16, Int32))
 VARIANTS = ("vec", "strided")
 _THREADS = 128
-_BITS = {"float32": 32, "float16": 16, "bfloat16": 16, "int32": 32}
-_SHORT = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "int32": "i32"}
-_ALIASES = {
-    "f32": "float32",
-    "f16": "float16",
-    "half": "float16",
-    "bf16": "bfloat16",
-    "i32": "int32",
-    "float": "float32",
-    "int": "int32",
-}
 
 
-def _dtype_name(dtype: object) -> str:
-    name = dtype if isinstance(dtype, str) else getattr(dtype, "name", None)
-    if not isinstance(name, str):
-        raise TypeError(f"dtype must be a name such as 'float32' (or have a .name), got {dtype!r}")
-    key = name.lower().replace("torch.", "")
-    key = _ALIASES.get(key, key)
-    if key not in _BITS:
-        raise ValueError(f"dtype must be one of {DTYPES}, got {name!r}")
-    return key
+def _numeric(dtype: object) -> NumericType:
+    try:
+        t = numeric_type(dtype)
+    except (TypeError, ValueError):
+        t = None
+    if t is None or t.canonical not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+    return t
 
 
 def elementwise_add_spec(
@@ -105,10 +100,10 @@ def elementwise_add_spec(
     not written while the kernel runs (C may still be A or B exactly: each element is read before it is
     written by the same thread).
     """
-    name = _dtype_name(dtype)
+    t = _numeric(dtype)
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    bits = _BITS[name]
+    bits = t.width
     if vector_bits not in (32, 64, 128) or vector_bits < bits:
         raise ValueError(
             f"vector_bits must be 32, 64 or 128 and at least the {bits}-bit element, got {vector_bits!r}"
@@ -124,49 +119,39 @@ def elementwise_add_spec(
     if not isinstance(nc_loads, bool):
         raise TypeError(f"nc_loads must be a bool, got {nc_loads!r}")
     v = vector_bits // bits
-    tn = _THREADS // threads_m
     return {
         "kernel": "elementwise_add",
-        "dtype": name,
+        "dtype": t.canonical,
         "variant": variant,
         "vector_bits": vector_bits,
         "offset_bits": offset_bits,
-        "thr_layout": f"({threads_m},{tn}):({tn},1)",
-        "val_layout": f"({values_m},{v}):({v},1)",
-        "tile": [threads_m * values_m, tn * v],
+        "threads_m": threads_m,
+        "values_m": values_m,
+        "tile": [threads_m * values_m, _THREADS // threads_m * v],
         "nc_loads": nc_loads,
         "raster": raster,
-        "block": [_THREADS, 1, 1],
-        "grid": (
-            "ceil(N/tile[1]), ceil(M/tile[0]), 1"
-            if raster == "grid2d"
-            else "ceil(M/tile[0]) * ceil(N/tile[1]), 1, 1"
-        ),
-        "params": [
-            "a",
-            "b",
-            "c",
-            "M",
-            "N",
-            "a_stride_m",
-            "a_stride_n",
-            "b_stride_m",
-            "b_stride_n",
-            "c_stride_m",
-            "c_stride_n",
-        ],
     }
+
+
+def tv_layouts(spec: dict) -> tuple[object, object]:
+    """The thread layout (threads_m, 128/threads_m) and value layout (values_m, V), both row-major, of a spec."""
+    from cute_layout import Layout
+
+    thr_m, vm = spec["threads_m"], spec["values_m"]
+    v = spec["vector_bits"] // numeric_type(spec["dtype"]).width
+    thr_n = _THREADS // thr_m
+    return Layout((thr_m, thr_n), (thr_n, 1)), Layout((vm, v), (v, 1))
 
 
 def kernel_name(spec: dict) -> str:
     """The PTX entry symbol of the kernel a spec describes."""
     vec = str(spec["vector_bits"]) if spec["variant"] == "vec" else ""
-    name = f"elementwise_add_{_SHORT[spec['dtype']]}_{spec['variant']}{vec}_i{spec['offset_bits']}"
-    if spec.get("raster", "row") != "row":
+    name = f"elementwise_add_{numeric_type(spec['dtype']).short}_{spec['variant']}{vec}_i{spec['offset_bits']}"
+    if spec["raster"] != "row":
         name += f"_{spec['raster']}"
-    if spec["thr_layout"] != "(1,128):(128,1)" or spec["tile"][0] != 1:
+    if spec["threads_m"] != 1 or spec["tile"][0] != 1:
         name += f"_t{spec['tile'][0]}x{spec['tile'][1]}"
-    if not spec.get("nc_loads", True):
+    if not spec["nc_loads"]:
         name += "_coherent"
     return name
 
@@ -181,7 +166,7 @@ def grid_for(spec: dict, m: int, n: int) -> tuple[int, int, int]:
         raise ValueError(
             f"({m}, {n}): extents must stay below 2**31 - 1 - tile ({tm}, {tn}) (i32 coordinates)"
         )
-    if spec.get("raster") == "grid2d":
+    if spec["raster"] == "grid2d":
         tiles_m, tiles_n = -(-m // tm), -(-n // tn)
         if tiles_m > 65535:
             raise ValueError(
@@ -201,8 +186,7 @@ def choose_variant(
 
     `addresses`: the three base addresses in bytes; `strides`: three (stride_m, stride_n) pairs in elements.
     """
-    name = _dtype_name(dtype)
-    v = vector_bits // _BITS[name]
+    v = vector_bits // _numeric(dtype).width
     nbytes = vector_bits // 8
     if len(addresses) != 3 or len(strides) != 3:
         raise ValueError("choose_variant: give the addresses and (stride_m, stride_n) of a, b and c")
@@ -245,9 +229,10 @@ def emit_elementwise_add(
     from cute_layout import Layout
 
     name, vector_bits, offset_bits = spec["dtype"], spec["vector_bits"], spec["offset_bits"]
-    v = vector_bits // _BITS[name]
+    bits = numeric_type(name).width
+    v = vector_bits // bits
     vec = spec["variant"] == "vec"
-    align = vector_bits // 8 if vec else _BITS[name] // 8
+    align = vector_bits // 8 if vec else bits // 8
     shape = (m, n)
     if len(strides) != 6:
         raise ValueError(f"strides must hold six values (a_m, a_n, b_m, b_n, c_m, c_n), got {len(strides)}")
@@ -260,17 +245,12 @@ def emit_elementwise_add(
         return make_tensor(ptr, Layout((m, n), (sm, sn)), name, align=align)
 
     m_a, m_b, m_c = (tensor(p, strides[2 * i], strides[2 * i + 1]) for i, p in enumerate((a, b, c)))
-    thr_m = int(spec["thr_layout"][1 : spec["thr_layout"].index(",")])
-    thr_n = _THREADS // thr_m
-    vm = spec["tile"][0] // thr_m
-    tiled = make_tiled_copy_tv(Layout((thr_m, thr_n), (thr_n, 1)), Layout((vm, v), (v, 1)), name)
-    tiler = tiled.tiler
-    if list(tiler) != spec["tile"]:
-        raise AssertionError(f"make_layout_tv gave tile {tiler}, the spec records {spec['tile']}")
+    tiled = make_tiled_copy_tv(*tv_layouts(spec), name)
+    tiler = tiled.tiler  # equals spec["tile"] (grid_for's tile): tested
     z_a, z_b, z_c = (zipped_divide(t, tiler) for t in (m_a, m_b, m_c))
     if isinstance(bid, tuple):  # grid2d: the tile coordinate itself
         blk = ((None, None), bid)
-    elif spec.get("raster", "row") == "row":  # tile (bid // tiles_n, bid % tiles_n)
+    elif spec["raster"] == "row":  # tile (bid // tiles_n, bid % tiles_n)
         tiles_n = z_a.layout.shape[1][1]
         blk = ((None, None), (bid // tiles_n, bid % tiles_n))
     else:  # CuTe's column-major rest mode: tile (bid % tiles_m, bid // tiles_m)
@@ -310,33 +290,12 @@ def emit_elementwise_add(
     if_(all_in_bounds(blk_crd, shape), full_tile, partial_tile)
 
 
-def build_elementwise_add(
-    dtype: object,
-    vector_bits: int = 128,
-    target: str = "sm_90a",
-    *,
-    variant: str = "vec",
-    offset_bits: int = 64,
-    raster: str = "row",
-    values_m: int = 1,
-    threads_m: int = 1,
-    nc_loads: bool = True,
-) -> KernelDef:
-    """Build (IR only) the elementwise-add kernel of a dtype and variant for `target`."""
+def build_elementwise_add(spec: dict, target: str = "sm_90a") -> KernelDef:
+    """Build (IR only) the elementwise-add kernel a spec (`elementwise_add_spec`) describes, for `target`."""
     from cute_ir.kernel import KernelDef, Param
 
-    spec = elementwise_add_spec(
-        dtype,
-        variant,
-        vector_bits=vector_bits,
-        offset_bits=offset_bits,
-        raster=raster,
-        values_m=values_m,
-        threads_m=threads_m,
-        nc_loads=nc_loads,
-    )
-    name = spec["dtype"]
-    align = vector_bits // 8 if variant == "vec" else _BITS[name] // 8
+    name, nc_loads = spec["dtype"], spec["nc_loads"]
+    align = spec["vector_bits"] // 8 if spec["variant"] == "vec" else numeric_type(name).width // 8
     params = [
         Param("a", "ptr", dtype=name, noalias=nc_loads, readonly=nc_loads, align=align),
         Param("b", "ptr", dtype=name, noalias=nc_loads, readonly=nc_loads, align=align),
@@ -344,10 +303,10 @@ def build_elementwise_add(
         Param("M", "i32"),
         Param("N", "i32"),
     ] + [Param(f"{t}_stride_{d}", "i64") for t in "abc" for d in "mn"]
-    kd = KernelDef(kernel_name(spec), params, block=tuple(spec["block"]), target=target, spec=spec)
+    kd = KernelDef(kernel_name(spec), params, block=(_THREADS, 1, 1), target=target, spec=spec)
     with kd.body() as k:
         strides = [k.arg(f"{t}_stride_{d}") for t in "abc" for d in "mn"]
-        bid = (k.block_idx(1), k.block_idx(0)) if raster == "grid2d" else k.block_idx(0)
+        bid = (k.block_idx(1), k.block_idx(0)) if spec["raster"] == "grid2d" else k.block_idx(0)
         emit_elementwise_add(
             spec,
             k.arg("a"),
@@ -362,32 +321,8 @@ def build_elementwise_add(
     return kd
 
 
-def compile_elementwise_add(
-    dtype: object,
-    variant: str = "vec",
-    target: str = "sm_90a",
-    *,
-    vector_bits: int = 128,
-    offset_bits: int = 64,
-    raster: str = "row",
-    values_m: int = 1,
-    threads_m: int = 1,
-    nc_loads: bool = True,
-) -> Artifact:
-    """The compiled kernel (cute_ir Artifact) through cute_ir's compile cache (a hit builds no IR)."""
+def compile_elementwise_add(spec: dict, target: str = "sm_90a") -> Artifact:
+    """The compiled kernel (cute_ir Artifact) of a spec through cute_ir's compile cache (a hit builds no IR)."""
     from cute_ir import compile_kernel
 
-    options = {
-        "vector_bits": vector_bits,
-        "offset_bits": offset_bits,
-        "raster": raster,
-        "values_m": values_m,
-        "threads_m": threads_m,
-        "nc_loads": nc_loads,
-    }
-    spec = elementwise_add_spec(dtype, variant, **options)
-
-    def build() -> KernelDef:
-        return build_elementwise_add(spec["dtype"], target=target, variant=variant, **options)
-
-    return compile_kernel(spec, build, target)
+    return compile_kernel(spec, lambda: build_elementwise_add(spec, target), target)
