@@ -7,7 +7,6 @@ dense GEMM table (ours against torch.matmul) where that kernel is available. Ker
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -16,10 +15,14 @@ import tempfile
 import time
 from typing import Any
 
-from .cli import add_bundle_flag, apply_bundle_flag
+from cute_nvarch.numeric import BFloat16, Float32
+
+from .cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
+from .report import GPU_HOST_BENCH, no_gpu_ending
 
 EW_SIZES = {"2^20": (1024, 1024), "2^24": (4096, 4096), "2^28": (16384, 16384)}
-EW_DTYPES = ("float32", "bfloat16")
+EW_DTYPES = (Float32.canonical, BFloat16.canonical)
+SECTIONS = ("elementwise", "costs", "gemm")
 
 
 def _mlir_importable() -> bool:
@@ -191,18 +194,31 @@ def bench_gemm(iterations: int) -> list[str]:
     return gemm_rows(iterations)
 
 
+def parser() -> Parser:
+    """The command line of the benchmark."""
+    p = make_parser("python -m cute_examples.bench", __doc__ or "", [
+        "python -m cute_examples.bench",
+        "python -m cute_examples.bench --only elementwise --only costs --iterations 100 --bundle build/aot",
+    ])
+    option(p, "--iterations", type=number(int, 1), default=30, example="100", metavar="N",
+           help="timed samples per row")
+    option(p, "--only", choices=SECTIONS, default=None, example="gemm", repeat=True, shown="every section",
+           help=f"run only this section ({', '.join(SECTIONS)}); give it again for more")
+    add_bundle_flag(p)
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark sections and print their tables, the device and the date."""
-    p = argparse.ArgumentParser(prog="python -m cute_examples.bench", description=__doc__)
-    p.add_argument("--iterations", type=int, default=30)
-    p.add_argument("--only", choices=("elementwise", "costs", "gemm"), action="append")
-    add_bundle_flag(p)
-    args = p.parse_args(argv)
+    args = parser().parse_args(argv)
     apply_bundle_flag(args)
     import torch
 
     if not torch.cuda.is_available():
-        print("no GPU found: the benchmark needs one (python -m cute_examples compiles without)")
+        for line in no_gpu_ending("nothing (python -m cute_examples compiles every kernel without a GPU)",
+                                  "every section of the benchmark",
+                                  GPU_HOST_BENCH):
+            print(line)
         return 0
     sections: dict[str, Any] = {
         "elementwise": lambda: bench_elementwise(EW_SIZES, EW_DTYPES, args.iterations),

@@ -63,7 +63,9 @@ def run_checks() -> list[str]:
     import torch
 
     if torch.cuda.get_device_capability() == (9, 0):
-        for dtype in ("float16", "bfloat16"):
+        from .dense_gemm.spec import AB_DTYPES
+
+        for dtype in AB_DTYPES:
             shapes = ((1000, 1000, 1000), (127, 255, 72), (4096, 4096, 4096))
             for shape in shapes:
                 check_gemm(dtype, shape)

@@ -109,10 +109,10 @@ def test_wgmma_shape_mnemonic_and_registers_match_nvarch_atoms():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        (dict(n=64, a_type="f16", b_type="bf16", acc_type="f32"), "do not form"),
-        (dict(n=64, a_type="bf16", b_type="bf16", acc_type="f16"), "not allowed"),
-        (dict(n=12, a_type="f16", b_type="f16", acc_type="f32"), "not a valid wgmma N"),
-        (dict(n=40, a_type="s8", b_type="s8", acc_type="s32"), "not a valid wgmma N"),
+        (dict(n=64, a_type="f16", b_type="bf16", acc_type="f32"), "no wgmma multiplies"),
+        (dict(n=64, a_type="bf16", b_type="bf16", acc_type="f16"), "accumulates in"),
+        (dict(n=12, a_type="f16", b_type="f16", acc_type="f32"), "N=12 is not allowed"),
+        (dict(n=40, a_type="s8", b_type="s8", acc_type="s32"), "N=40 is not allowed"),
         (dict(n=64, a_type="e4m3", b_type="e4m3", acc_type="f32", a_major="mn"), "16-bit"),
         (dict(n=64, a_type="f16", b_type="f16", acc_type="f32", b_major="n"), "'k' or 'mn'"),
     ],

@@ -64,17 +64,14 @@ _TAG = {
 }
 
 
-def _family(a: NumericType, b: NumericType) -> str:
-    if a == b == Float16:
-        return "f16"
-    if a == b == BFloat16:
-        return "bf16"
-    if a == b == TFloat32:
-        return "tf32"
+def _family(a: NumericType, b: NumericType) -> NumericType:
+    """The operand family of A x B, named by its first type (Float8E4M3FN for fp8, Int8 for 8-bit integers)."""
+    if a == b and a in (Float16, BFloat16, TFloat32):
+        return a
     if a in _FP8 and b in _FP8:
-        return "fp8"
+        return _FP8[0]
     if a in _INT8 and b in _INT8:
-        return "int8"
+        return _INT8[0]
     raise ValueError(
         f"make_wgmma_atom: no wgmma multiplies {a} by {b}; allowed A x B: Float16 x Float16, "
         f"BFloat16 x BFloat16, "
@@ -82,14 +79,14 @@ def _family(a: NumericType, b: NumericType) -> str:
     )
 
 
+# operand family -> the accumulator types wgmma allows
 _ACC = {
-    "f16": (Float16, Float32),
-    "bf16": (Float32,),
-    "tf32": (Float32,),
-    "fp8": (Float16, Float32),
-    "int8": (Int32,),
+    Float16: (Float16, Float32),
+    BFloat16: (Float32,),
+    TFloat32: (Float32,),
+    Float8E4M3FN: (Float16, Float32),
+    Int8: (Int32,),
 }
-_K = {"f16": 16, "bf16": 16, "tf32": 8, "fp8": 32, "int8": 32}
 
 
 def wgmma_k(a_dtype: NumericType | str) -> int:
@@ -152,7 +149,7 @@ def make_wgmma_atom(
         )
     am, bm = as_major(a_major, "make_wgmma_atom"), as_major(b_major, "make_wgmma_atom")
     src = OperandSource(a_source)
-    sixteen_bit = fam in ("f16", "bf16")
+    sixteen_bit = fam in (Float16, BFloat16)
     for name, major, t in (("A", am, a), ("B", bm, b)):
         if major is Major.MN and not sixteen_bit:
             raise ValueError(
@@ -161,7 +158,7 @@ def make_wgmma_atom(
             )
     if src is OperandSource.RMEM and am is not Major.K:
         raise ValueError("make_wgmma_atom: A from registers is K-major; a_major must be Major.K")
-    k = _K[fam]
+    k = wgmma_k(a)
     layout_a = wgmma_layout_a_rmem(k) if src is OperandSource.RMEM else wgmma_layout_smem(WGMMA_M, k)
     tn = "" if sixteen_bit else "_TN"
     name = f"SM90_64x{n}x{k}_{_TAG[c]}{_TAG[a]}{_TAG[b]}_{'RS' if src is OperandSource.RMEM else 'SS'}{tn}"

@@ -12,6 +12,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from cute_nvarch.entry import KernelEntry, Launch
+from cute_nvarch.params import Param
+
 from .kernel import Kernel
 
 # c[i] = a[i] + b[i] for i < n, one thread per element (hand-written PTX, JIT-compiled by the driver).
@@ -53,18 +56,13 @@ DONE:
 }
 """
 
-ADD_F32_ENTRY = {
-    "spec": {"kernel": "bench_add_f32"},
-    "name": "bench_add_f32",
-    "arch": "sm_80",
-    "params": [
-        {"name": "a", "kind": "ptr"},
-        {"name": "b", "kind": "ptr"},
-        {"name": "c", "kind": "ptr"},
-        {"name": "n", "kind": "u32"},
-    ],
-    "launch": {"block": [128, 1, 1], "cluster": [1, 1, 1], "dynamic_smem": 0},
-}
+ADD_F32_ENTRY = KernelEntry(
+    "bench_add_f32",
+    "sm_80",
+    (Param("a", "ptr"), Param("b", "ptr"), Param("c", "ptr"), Param("n", "u32")),
+    Launch((128, 1, 1)),
+    {"kernel": "bench_add_f32"},
+)
 
 
 def per_call_us(

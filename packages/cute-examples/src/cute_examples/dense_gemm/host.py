@@ -19,7 +19,7 @@ from typing import Any
 
 from cute_nvarch.numeric import numeric_type
 
-from .spec import DTYPE_BYTES, GemmConfig, canonical_dtype
+from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype
 
 __all__ = [
     "GemmProblem",
@@ -153,8 +153,8 @@ def problem_of(a: Any, b: Any, out: Any) -> GemmProblem:
         raise ValueError(f"M, N and K must be >= 1, got {m}, {n}, {k}")
     if ao.dtype != bo.dtype:
         raise ValueError(f"a and b must have the same dtype, got {ao.dtype} and {bo.dtype}")
-    if ao.dtype not in ("float16", "bfloat16"):
-        raise ValueError(f"a and b must be float16 or bfloat16, got {ao.dtype}")
+    if ao.dtype not in AB_DTYPES:
+        raise ValueError(f"a and b must be {' or '.join(AB_DTYPES)}, got {ao.dtype}")
     for op, contiguous in (
         (ao, "cols" if a_major == "k" else "rows"),
         (bo, "cols" if b_major == "n" else "rows"),

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cute_nvarch.mma_sm90 import make_wgmma_atom, wgmma_k
+from cute_nvarch.numeric import numeric_type
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
 
@@ -44,27 +46,9 @@ __all__ = [
     "zero_accumulator",
 ]
 
-_TYPES = {
-    "f16": nvvm.WGMMATypes.f16,
-    "bf16": nvvm.WGMMATypes.bf16,
-    "tf32": nvvm.WGMMATypes.tf32,
-    "e4m3": nvvm.WGMMATypes.e4m3,
-    "e5m2": nvvm.WGMMATypes.e5m2,
-    "s8": nvvm.WGMMATypes.s8,
-    "u8": nvvm.WGMMATypes.u8,
-    "f32": nvvm.WGMMATypes.f32,
-    "s32": nvvm.WGMMATypes.s32,
-}
-_K_OF = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
-_ACC_OK = {
-    "f16": ("f16", "f32"),
-    "bf16": ("f32",),
-    "tf32": ("f32",),
-    "e4m3": ("f16", "f32"),
-    "e5m2": ("f16", "f32"),
-    "s8": ("s32",),
-    "u8": ("s32",),
-}
+def _wgmma_type(name: str) -> object:
+    """NVVM's WGMMATypes member of a numeric type (named by its PTX type: f16, bf16, e4m3, s8, f32, s32, ...)."""
+    return getattr(nvvm.WGMMATypes, numeric_type(name).ptx_type)
 
 
 @dataclass(frozen=True)
@@ -79,29 +63,20 @@ class WgmmaShape:
     b_major: str = "k"
 
     def __post_init__(self) -> None:
-        if self.a_type not in _K_OF:
-            raise ValueError(f"a_type must be one of {sorted(_K_OF)}, got {self.a_type!r}")
-        if self.b_type not in _K_OF:
-            raise ValueError(f"b_type must be one of {sorted(_K_OF)}, got {self.b_type!r}")
-        if _K_OF[self.a_type] != _K_OF[self.b_type] or (
-            self.a_type in ("f16", "bf16", "tf32") and self.a_type != self.b_type
-        ):
-            raise ValueError(f"a_type {self.a_type} and b_type {self.b_type} do not form a wgmma")
-        if self.acc_type not in _ACC_OK[self.a_type]:
-            raise ValueError(
-                f"acc_type {self.acc_type!r} not allowed for {self.a_type} (allowed: {_ACC_OK[self.a_type]})"
-            )
-        if self.a_type in ("s8", "u8"):
-            ok = self.n in (8, 16, 24) or (32 <= self.n <= 256 and self.n % 16 == 0)
-        else:
-            ok = 8 <= self.n <= 256 and self.n % 8 == 0
-        if not ok:
-            raise ValueError(f"n={self.n} is not a valid wgmma N for {self.a_type}")
         for name, major in (("a_major", self.a_major), ("b_major", self.b_major)):
             if major not in ("k", "mn"):
                 raise ValueError(f"{name} must be 'k' or 'mn', got {major!r}")
-            if major == "mn" and self.a_type not in ("f16", "bf16"):
-                raise ValueError(f"{name}='mn' needs 16-bit A/B types, got {self.a_type}")
+        try:  # cute-nvarch owns which forms exist (types, accumulators, N, majors)
+            make_wgmma_atom(
+                self.a_type,
+                self.b_type,
+                self.acc_type,
+                self.n,
+                "K" if self.a_major == "k" else "MN",
+                "K" if self.b_major == "k" else "MN",
+            )
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"WgmmaShape({self.n}, {self.a_type}, {self.b_type}, {self.acc_type}): {e}") from None
 
     @property
     def m(self) -> int:
@@ -111,7 +86,7 @@ class WgmmaShape:
     @property
     def k(self) -> int:
         """K per instruction (32 bytes of A/B elements)."""
-        return _K_OF[self.a_type]
+        return wgmma_k(self.a_type)
 
     @property
     def num_acc_values(self) -> int:
@@ -188,9 +163,9 @@ def wgmma_mma_async(
         desc_a,
         desc_b,
         ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {shape.n}, k = {shape.k}>"),
-        _TYPES[shape.a_type],
-        _TYPES[shape.b_type],
-        _TYPES[shape.acc_type],
+        _wgmma_type(shape.a_type),
+        _wgmma_type(shape.b_type),
+        _wgmma_type(shape.acc_type),
         nvvm.WGMMAScaleOut.one if accumulate else nvvm.WGMMAScaleOut.zero,
         nvvm.WGMMAScaleIn.one,
         nvvm.WGMMAScaleIn.one,
