@@ -12,7 +12,7 @@ from cute_examples.dense_gemm.__main__ import config_of, parse_args
 
 RESOURCE_LINE = re.compile(
     r"^registers: \d+, shared memory: \d+ bytes, spill stores: 0 bytes, spill loads: 0 bytes, "
-    r"compile: \d+ ms$",
+    r"compile: (\d+ ms|\(cached\))$",
     re.M,
 )
 
@@ -64,17 +64,23 @@ def test_flags_map_to_the_config():
     assert args.skip_ref_check and args.use_cold_l2 and args.benchmark
 
 
-@pytest.mark.parametrize("argv", [["--mnkl", "1,2,3"], ["--a_major", "n"], ["--mnkl", "0,1,1,1"]])
+@pytest.mark.parametrize("argv", [["--mnkl", "1,2,3"], ["--a_major", "n"], ["--mnkl", "0,1,1,1"],
+                                  ["--mnkl", "-128,128,128,1"], ["--tolerance", "-1"], ["--tolerance", "0"],
+                                  ["--a_dtype", "Float32"], ["--iterations", "0"]])
 def test_bad_flags_exit_2(argv):
     with pytest.raises(SystemExit) as e:
         parse_args(argv)
     assert e.value.code == 2
 
 
-def test_bad_config_is_reported():
+def test_bad_config_is_a_one_line_usage_error(capsys):
     from cute_examples.dense_gemm.__main__ import main
 
-    assert main(["--tile_shape_mnk", "96,128,64"]) == 2
+    with pytest.raises(SystemExit) as e:
+        main(["--tile_shape_mnk", "96,128,64"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "tile_m must be one of" in err
 
 
 def test_cli_without_gpu_compiles_reports_and_exits_0(tmp_path):
@@ -105,7 +111,8 @@ def test_cli_without_gpu_compiles_reports_and_exits_0(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert RESOURCE_LINE.search(proc.stdout), proc.stdout
-    assert proc.stdout.rstrip().endswith("no GPU found")
+    assert "\nno GPU found.\n" in proc.stdout and "skipped (needs an NVIDIA GPU): the launch" in proc.stdout
+    assert "python -m cute_examples.dense_gemm --mnkl 1000,1000,1000,1" in proc.stdout  # the command to run there
     names = sorted(p.name for p in (tmp_path / "dump").iterdir())
     assert any(n.endswith(".cubin") for n in names) and any(n.endswith(".ptx") for n in names)
     assert any(n.endswith(".mlir") for n in names)

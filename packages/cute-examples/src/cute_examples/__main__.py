@@ -2,44 +2,46 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 
-from .cli import add_bundle_flag, apply_bundle_flag
-from .report import NO_GPU, resource_line
+from cute_nvarch.target import SM80, SM90A
+
+from .cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option, targets
+from .report import compile_catalogue, no_gpu_ending
+
+DEFAULT_TARGETS = (SM90A.name, SM80.name)
 
 
-def _compile_table(targets: tuple[str, ...]) -> list[str]:
-    """Compile the catalogue of example kernels for each target; one row per kernel with its resource report."""
-    from .catalogue import artifacts
-
-    rows = []
-    for target in targets:
-        t0 = time.perf_counter()
-        for label, art in artifacts(target):
-            rows.append(f"{target:7} {label:44} PTX {len(art.ptx):7d} B  cubin {len(art.cubin):7d} B  "
-                        f"{resource_line(art.entry['resources'])}")
-        rows.append(f"{target:7} all compiled in {time.perf_counter() - t0:.2f} s")
-    return rows
+def parser() -> Parser:
+    """The command line of the main job."""
+    p = make_parser("python -m cute_examples", __doc__ or "", [
+        "python -m cute_examples",
+        "python -m cute_examples --targets sm_90a",
+        "python -m cute_examples --bundle build/aot --iterations 50   # on a GPU host",
+    ])
+    option(p, "--targets", type=targets, default=DEFAULT_TARGETS, example="sm_90a,sm_89", metavar="LIST",
+           help="comma-separated compile targets (sm_80, sm_89, sm_90a); the dense GEMM builds for sm_90a only")
+    option(p, "--iterations", type=number(int, 1), default=30, example="100", metavar="N",
+           help="timed iterations per benchmark row (GPU only)")
+    add_bundle_flag(p)
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the main job."""
-    p = argparse.ArgumentParser(prog="python -m cute_examples", description=__doc__)
-    p.add_argument("--targets", default="sm_90a,sm_80", help="comma-separated compile targets")
-    p.add_argument("--iterations", type=int, default=30, help="timed iterations per benchmark row")
-    add_bundle_flag(p)
-    args = p.parse_args(argv)
+    args = parser().parse_args(argv)
     apply_bundle_flag(args)
+    done = f"nothing compiled (--bundle {args.bundle}: the kernels come from it)"
     if args.bundle is None:
-        print("== compile: every example kernel to PTX and cubin (ptxas resource report)")
-        for row in _compile_table(tuple(t.strip() for t in args.targets.split(",") if t.strip())):
-            print(row)
+        n = len(compile_catalogue(args.targets))
+        done = f"{n} kernels compiled for {', '.join(args.targets)} (PTX, cubin, resource report each)"
     import torch
 
     if not torch.cuda.is_available():
-        print(NO_GPU)
+        print()
+        for line in no_gpu_ending(done, "running each kernel, checking it against torch, timing it against "
+                                        "torch.add / torch.matmul (cuBLAS)"):
+            print(line)
         return 0
     from . import bench
     from .checks import run_checks

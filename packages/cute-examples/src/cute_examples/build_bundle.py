@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
 
-from .catalogue import artifacts
+from .cli import Parser, make_parser, option, positional, switch, targets
+
+
+def parser() -> Parser:
+    """The command line of build_bundle."""
+    p = make_parser("python -m cute_examples.build_bundle", __doc__ or "", [
+        "python -m cute_examples.build_bundle build/aot",
+        "python -m cute_examples.build_bundle build/aot-sm80 --targets sm_80,sm_89 --no-gemm",
+        "then, on the GPU host: bash scripts/gpu_session.sh all   (docs/bundle.md)",
+    ])
+    positional(p, "directory", example="build/aot", help="the bundle directory to write (created or replaced)")
+    option(p, "--targets", type=targets, default=("sm_90a",), example="sm_90a,sm_80", metavar="LIST",
+           help="comma-separated compile targets (sm_80, sm_89, sm_90a); the dense GEMM builds for sm_90a only")
+    switch(p, "--no-gemm", help="leave the dense GEMM kernels out")
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Compile the catalogue for the given targets and write one bundle directory."""
-    p = argparse.ArgumentParser(prog="python -m cute_examples.build_bundle", description=__doc__)
-    p.add_argument("directory")
-    p.add_argument("--targets", default="sm_90a", help="comma-separated compile targets (default sm_90a)")
-    p.add_argument("--no-gemm", action="store_true", help="leave the dense GEMM kernels out")
-    args = p.parse_args(argv)
+    args = parser().parse_args(argv)
     from cute_ir.bundle import write_bundle
 
-    t0 = time.perf_counter()
-    arts = [art for t in args.targets.split(",") for _, art in artifacts(t.strip(), gemm=not args.no_gemm)]
+    from .report import compile_catalogue
+
+    arts = compile_catalogue(args.targets, gemm=not args.no_gemm)
     path = write_bundle(args.directory, arts)
-    print(f"bundle {path}: {len(arts)} kernels in {time.perf_counter() - t0:.1f} s")
+    print(f"bundle: {path} ({len(arts)} kernels, each one's .cubin and .ptx beside it)")
+    print(f"on a GPU host: --bundle {args.directory} or CUTE_BUNDLE_DIR={args.directory}; "
+          "bash scripts/gpu_session.sh all runs everything from build/aot (docs/bundle.md)")
     return 0
 
 

@@ -2,28 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .elementwise_add.kernel import DTYPES, VARIANTS, compile_elementwise_add
+from .elementwise_add.kernel import DTYPES, VARIANTS, compile_elementwise_add, elementwise_add_spec
 
-__all__ = ["artifacts"]
+__all__ = ["LEGEND", "artifacts", "jobs"]
+
+# the parts of the labels below, explained once wherever they are listed (the main job's report)
+LEGEND = ("elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",)
+
+Job = tuple[str, Callable[[], Any]]
 
 
-def _elementwise(target: str) -> Iterator[tuple[str, Any]]:
+def _elementwise(target: str) -> list[Job]:
+    jobs = []
     for dtype in DTYPES:
         for variant in VARIANTS:
             for offset_bits in (32, 64):
-                art = compile_elementwise_add(dtype, variant, target, offset_bits=offset_bits)
-                yield f"elementwise_add {dtype} {variant} i{offset_bits}", art
+                spec = elementwise_add_spec(dtype, variant, offset_bits=offset_bits)
+                jobs.append((f"elementwise_add {dtype} {variant} i{offset_bits}",
+                             functools.partial(compile_elementwise_add, spec, target)))
+    return jobs
 
 
-def artifacts(target: str, *, gemm: bool = True) -> Iterator[tuple[str, Any]]:
-    """(label, cute_ir Artifact) for every example kernel on target, compiled through cute-ir's cache."""
-    yield from _elementwise(target)
+def jobs(target: str, *, gemm: bool = True) -> list[Job]:
+    """(label, compile) for every example kernel on target; compile() gives the cute_ir Artifact (cached)."""
+    out = _elementwise(target)
     if gemm and target == "sm_90a":
         from .dense_gemm.aot import aot_configs
         from .dense_gemm.host import compile_gemm
 
-        for cfg in aot_configs():
-            yield f"dense_gemm {cfg.name}", compile_gemm(cfg, target)
+        out += [(cfg.name, functools.partial(compile_gemm, cfg, target)) for cfg in aot_configs()]
+    return out
+
+
+def artifacts(target: str, *, gemm: bool = True) -> Iterator[tuple[str, Any]]:
+    """(label, cute_ir Artifact) for every example kernel on target, compiled through cute-ir's cache."""
+    for label, compile_fn in jobs(target, gemm=gemm):
+        yield label, compile_fn()

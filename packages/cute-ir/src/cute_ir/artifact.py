@@ -8,9 +8,13 @@ __all__ = ["Artifact"]
 
 
 class Artifact:
-    """A compiled kernel: `entry` (KernelEntry), `cubin`, `ptx`, optional `mlir`, stage `timings` (ms)."""
+    """A compiled kernel: `entry` (KernelEntry), `cubin`, `ptx`, optional `mlir`, stage `timings` (ms).
 
-    __slots__ = ("cubin", "entry", "mlir", "ptx", "ptxas_log", "timings")
+    `cached` is True when the compile cache served it from disk: then `resources["compile_ms"]` is the time of
+    the compile that filled the cache, not of this call.
+    """
+
+    __slots__ = ("cached", "cubin", "entry", "mlir", "ptx", "ptxas_log", "timings")
 
     def __init__(
         self,
@@ -21,6 +25,7 @@ class Artifact:
         mlir: str | None = None,
         timings: dict[str, float] | None = None,
         ptxas_log: str = "",
+        cached: bool = False,
     ) -> None:
         if not isinstance(entry, KernelEntry):
             raise TypeError(f"Artifact: entry must be a KernelEntry, got {type(entry).__name__}")
@@ -34,6 +39,7 @@ class Artifact:
         self.mlir = mlir
         self.timings = dict(timings or {})
         self.ptxas_log = ptxas_log
+        self.cached = cached
 
     @property
     def name(self) -> str:
@@ -56,12 +62,13 @@ class Artifact:
         return self.entry.resources
 
     def resource_line(self) -> str:
-        """One line: registers, shared memory, spill stores, spill loads, compile time."""
+        """One line: registers, shared memory, spill stores, spill loads, compile time (`(cached)` from disk)."""
         r = self.resources
+        compile_text = "(cached)" if self.cached else f"{r['compile_ms']:.1f} ms"
         return (
             f"registers: {r['registers']}, shared memory: {r['shared_memory']} bytes, "
             f"spill stores: {r['spill_stores']} bytes, spill loads: {r['spill_loads']} bytes, "
-            f"compile: {r['compile_ms']:.1f} ms"
+            f"compile: {compile_text}"
         )
 
     def __repr__(self) -> str:

@@ -18,58 +18,79 @@ runs the check and benchmark with it.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli import add_bundle_flag, apply_bundle_flag
-from ..report import NO_GPU, resource_line
-from .spec import VARIANTS, GemmConfig, canonical_dtype, tolerance
+from ..cli import (
+    Parser,
+    add_bundle_flag,
+    apply_bundle_flag,
+    dtype_of,
+    int_list,
+    make_parser,
+    number,
+    option,
+    switch,
+)
+from ..report import no_gpu_ending, resource_line
+from . import spec
+from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, VARIANTS, GemmConfig, canonical_dtype, tolerance
 
-__all__ = ["main", "make_operands", "parse_args", "reference_error"]
+__all__ = ["main", "make_operands", "parse_args", "parser", "reference_error"]
 
-def _ints(text: str, n: int, what: str) -> tuple[int, ...]:
-    try:
-        vals = tuple(int(x) for x in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{what} must be {n} comma-separated integers, got {text!r}"
-        ) from None
-    if len(vals) != n:
-        raise argparse.ArgumentTypeError(f"{what} must be {n} comma-separated integers, got {text!r}")
-    return vals
+
+def parser() -> Parser:
+    """The command line of dense_gemm.py."""
+    p = make_parser("python -m cute_examples.dense_gemm", (__doc__ or "").split("\n")[0], [
+        "python -m cute_examples.dense_gemm --mnkl 8192,8192,8192,1 --tile_shape_mnk 128,256,64 "
+        "--cluster_shape_mn 2,1 --benchmark",
+        "python -m cute_examples.dense_gemm --mnkl 1000,1000,1000,1 --a_major m --c_dtype BFloat16",
+        "python -m cute_examples.dense_gemm --mnkl 4096,4096,4096,1 --tune",
+    ])
+    option(p, "--mnkl", type=int_list(4), default=(4096, 4096, 4096, 1), example="8192,8192,8192,1",
+           metavar="M,N,K,L", help="problem shape: C (M x N) = A (M x K) B (K x N), L batches")
+    option(p, "--tile_shape_mnk", type=int_list(3), default=(128, 128, 64), example="128,256,64",
+           metavar="M,N,K", help=f"CTA tile (M in {spec.TILE_M}, N in {spec.TILE_N}, K in {spec.TILE_K})")
+    option(p, "--cluster_shape_mn", type=int_list(2), default=(1, 1), example="2,1", metavar="M,N",
+           help=f"thread-block cluster shape, one of {' '.join(f'{m},{n}' for m, n in spec.CLUSTER_SHAPES)}")
+    for flag, allowed, default, what in (("--a_dtype", AB_DTYPES, "Float16", "A"),
+                                          ("--b_dtype", AB_DTYPES, "Float16", "B (the same as A)"),
+                                          ("--c_dtype", C_DTYPES, "Float16", "C"),
+                                          ("--acc_dtype", ACC_DTYPES, "Float32", "the accumulator")):
+        option(p, flag, type=dtype_of(allowed, flag), default=default, example="BFloat16" if "32" not in default
+               else "Float16", shown=default, metavar="DTYPE",
+               help=f"element type of {what}: {', '.join(allowed)} (CuTeDSL or torch spelling)")
+    for flag, choices, what in (("--a_major", ("k", "m"), "A"), ("--b_major", ("k", "n"), "B"),
+                                ("--c_major", ("n", "m"), "C")):
+        option(p, flag, choices=choices, default=choices[0], example=choices[1],
+               help=f"contiguous mode of {what} ({' or '.join(choices)})")
+    option(p, "--tolerance", type=number(float, 0.0, exclusive=True), default=None, example="1e-2",
+           shown="the rule for the acc and C dtypes (spec.tolerance)", metavar="X",
+           help="largest normwise relative error the reference check accepts, > 0")
+    option(p, "--warmup_iterations", type=number(int, 0), default=2, example="5", metavar="N",
+           help="untimed calls before timing (--benchmark)")
+    option(p, "--iterations", type=number(int, 1), default=10, example="100", metavar="N",
+           help="timed calls per measurement (--benchmark, --tune)")
+    switch(p, "--skip_ref_check", help="do not compare with the float32 torch reference")
+    switch(p, "--use_cold_l2", help="cycle through copies of the operands so that L2 holds none (--benchmark)")
+    switch(p, "--benchmark", help="time ours and torch.matmul on the same tensors")
+    add_bundle_flag(p)
+    option(p, "--variant", choices=tuple(VARIANTS), default="fast", example="base",
+           help="speed options of the kernel (spec.VARIANTS)")
+    switch(p, "--tune", help="time candidate configs for this shape on the GPU and cache the fastest")
+    return p
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line of dense_gemm.py."""
-    p = argparse.ArgumentParser(prog="python -m cute_examples.dense_gemm", description=__doc__.split("\n")[0])
-    p.add_argument("--mnkl", type=lambda s: _ints(s, 4, "--mnkl"), default=(4096, 4096, 4096, 1))
-    p.add_argument("--tile_shape_mnk", type=lambda s: _ints(s, 3, "--tile_shape_mnk"), default=(128, 128, 64))
-    p.add_argument("--cluster_shape_mn", type=lambda s: _ints(s, 2, "--cluster_shape_mn"), default=(1, 1))
-    p.add_argument("--a_dtype", default="Float16")
-    p.add_argument("--b_dtype", default="Float16")
-    p.add_argument("--c_dtype", default="Float16")
-    p.add_argument("--acc_dtype", default="Float32")
-    p.add_argument("--a_major", choices=("k", "m"), default="k")
-    p.add_argument("--b_major", choices=("k", "n"), default="k")
-    p.add_argument("--c_major", choices=("n", "m"), default="n")
-    p.add_argument("--tolerance", type=float, default=None)
-    p.add_argument("--warmup_iterations", type=int, default=2)
-    p.add_argument("--iterations", type=int, default=10)
-    p.add_argument("--skip_ref_check", action="store_true")
-    p.add_argument("--use_cold_l2", action="store_true")
-    p.add_argument("--benchmark", action="store_true")
-    add_bundle_flag(p)
-    p.add_argument("--variant", choices=tuple(VARIANTS), default="fast", help="speed options of the kernel")
-    p.add_argument(
-        "--tune", action="store_true", help="time candidate configs for this shape and cache the fastest"
-    )
+    """The parsed command line; a flag set no kernel configuration accepts is a usage error (exit status 2)."""
+    p = parser()
     args = p.parse_args(argv)
-    m, n, k, l = args.mnkl
-    if min(m, n, k, l) < 1:
-        p.error(f"--mnkl values must be >= 1, got {args.mnkl}")
-    if args.iterations < 1 or args.warmup_iterations < 0:
-        p.error("--iterations must be >= 1 and --warmup_iterations >= 0")
+    try:
+        config_of(args)
+    except ValueError as e:
+        p.error(str(e))
     return args
 
 
@@ -140,12 +161,9 @@ def reference_error(a: Any, b: Any, c: Any) -> float:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parse_args(argv)
-    try:
-        cfg = config_of(args)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    cfg = config_of(args)
     m, n, k, l = args.mnkl
     from cute_runtime import gpu_available
 
@@ -155,8 +173,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         art = compile_gemm(cfg, cfg.target)
         print(f"kernel: {cfg.name}")
-        print(resource_line(art.entry["resources"]))
-        print(NO_GPU)
+        print(resource_line(art.entry.resources, cached=art.cached))
+        skipped = "the launch" + ("" if args.skip_ref_check else ", the check against torch") + (
+            ", the timing (--benchmark)" if args.benchmark else "") + (", --tune" if args.tune else "")
+        rest = (f"python -m cute_examples.dense_gemm {shlex.join(argv)}",
+                "(without MLIR there: python -m cute_examples.build_bundle build/aot here, then --bundle build/aot)")
+        for line in no_gpu_ending(f"compiled the kernel for {cfg.target} (resource report above)", skipped, rest):
+            print(line)
         return 0
     return _run_on_gpu(args, cfg, m, n, k, l)
 

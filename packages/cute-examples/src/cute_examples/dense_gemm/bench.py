@@ -23,7 +23,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli import add_bundle_flag, apply_bundle_flag
+from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
+from ..report import GPU_HOST_BENCH, no_gpu_ending
 from .choice import GemmShape
 from .spec import AB_DTYPES, VARIANTS, GemmConfig
 
@@ -190,28 +191,38 @@ def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> li
     return rows
 
 
+def parser() -> Parser:
+    """The command line of the GEMM benchmark."""
+    p = make_parser("python -m cute_examples.dense_gemm.bench", (__doc__ or "").split("\n")[0], [
+        "python -m cute_examples.dense_gemm.bench",
+        "python -m cute_examples.dense_gemm.bench --variant fast,base --iterations 50 --bundle build/aot",
+    ])
+    option(p, "--iterations", type=number(int, 1), default=30, example="50", metavar="N",
+           help=f"timed calls per measurement (at least {MIN_ITERATIONS} are taken)")
+    option(p, "--variant", type=_variants, default=DEFAULT_VARIANTS, example="fast,base", metavar="LIST",
+           help=f"comma-separated names of {', '.join(VARIANTS)}; the first gives the headline")
+    add_bundle_flag(p)
+    return p
+
+
+def _variants(text: str) -> tuple[str, ...]:
+    names = tuple(v.strip() for v in text.split(",") if v.strip())
+    if not names or any(v not in VARIANTS for v in names):
+        raise argparse.ArgumentTypeError(f"must list names among {', '.join(VARIANTS)}, got {text!r}")
+    return names
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the GEMM table (`--variant fast,base` compares speed options on the same tensors)."""
-    p = argparse.ArgumentParser(
-        prog="python -m cute_examples.dense_gemm.bench", description=__doc__.split("\n")[0]
-    )
-    p.add_argument("--iterations", type=int, default=30)
-    p.add_argument(
-        "--variant",
-        default=",".join(DEFAULT_VARIANTS),
-        help=f"comma-separated names of {tuple(VARIANTS)}; first = headline",
-    )
-    add_bundle_flag(p)
-    args = p.parse_args(argv)
-    variants = [v.strip() for v in args.variant.split(",") if v.strip()]
-    bad = [v for v in variants if v not in VARIANTS]
-    if bad or not variants:
-        p.error(f"--variant must list names among {tuple(VARIANTS)}, got {args.variant!r}")
+    args = parser().parse_args(argv)
+    variants = list(args.variant)
     import torch
 
     apply_bundle_flag(args)
     if not torch.cuda.is_available():
-        print("no GPU found: the GEMM benchmark needs one")
+        for line in no_gpu_ending("nothing (python -m cute_examples.dense_gemm compiles a GEMM without a GPU)",
+                                  "the GEMM benchmark", GPU_HOST_BENCH):
+            print(line)
         return 0
     print(f"device: {torch.cuda.get_device_name()}")
     for row in gemm_rows(args.iterations, variants):

@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+from collections.abc import Sequence
 
-from ..cli import add_bundle_flag, apply_bundle_flag, parse_dtype
-from ..report import NO_GPU, resource_line
+from ..cli import Parser, add_bundle_flag, apply_bundle_flag, dtype_of, make_parser, number, option, switch
+from ..report import no_gpu_ending, resource_line
 from .kernel import DTYPES
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m cute_examples.elementwise_add", description=__doc__)
-    p.add_argument("--M", type=int, default=1024, help="rows (default 1024)")
-    p.add_argument("--N", type=int, default=1024, help="columns (default 1024)")
-    p.add_argument("--dtype", default="Float32", help="Float32, Float16, BFloat16, Int32 (or torch's names)")
-    p.add_argument("--warmup_iterations", type=int, default=2)
-    p.add_argument("--iterations", type=int, default=100)
-    p.add_argument("--skip_ref_check", action="store_true", help="do not compare with torch")
-    p.add_argument("--benchmark", action="store_true", help="time ours and torch.add on the same tensors")
+def parser() -> Parser:
+    """The command line of the elementwise add."""
+    p = make_parser("python -m cute_examples.elementwise_add", __doc__ or "", [
+        "python -m cute_examples.elementwise_add --M 16384 --N 16384 --dtype Float32 --benchmark",
+        "python -m cute_examples.elementwise_add --M 127 --N 129 --dtype BFloat16",
+    ])
+    option(p, "--M", type=number(int, 1, below=2**31), default=1024, example="16384", metavar="ROWS",
+           help="rows of A, B and C")
+    option(p, "--N", type=number(int, 1, below=2**31), default=1024, example="16384", metavar="COLS",
+           help="columns of A, B and C")
+    option(p, "--dtype", type=dtype_of(DTYPES, "--dtype"), default="Float32", example="BFloat16",
+           shown="Float32", help="Float32, Float16, BFloat16, Int32 (or torch's names)")
+    option(p, "--warmup_iterations", type=number(int, 0), default=2, example="5", metavar="N",
+           help="untimed calls before timing (--benchmark)")
+    option(p, "--iterations", type=number(int, 1), default=100, example="1000", metavar="N",
+           help="timed calls per measurement (--benchmark)")
+    switch(p, "--skip_ref_check", help="do not compare with torch")
+    switch(p, "--benchmark", help="time ours and torch.add on the same tensors")
     add_bundle_flag(p)
     return p
 
@@ -29,24 +40,23 @@ def _compile_report(dtype: str, m: int, n: int) -> str:
 
     offset_bits = 32 if m * n < 2**31 else 64
     art = compile_elementwise_add(elementwise_add_spec(dtype, "vec", offset_bits=offset_bits), "sm_90a")
-    return resource_line(art.entry.resources)
+    return resource_line(art.entry.resources, cached=art.cached)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Compile, and with a GPU run, check and optionally time one elementwise add."""
-    dtype = parse_dtype(args.dtype, DTYPES, "--dtype")
-    for flag, v in (("--M", args.M), ("--N", args.N)):
-        if v < 1 or v >= 2**31:
-            raise SystemExit(f"error: {flag} must be in [1, 2**31), got {v}")
-    if args.iterations < 1 or args.warmup_iterations < 0:
-        raise SystemExit("error: --iterations must be >= 1 and --warmup_iterations >= 0")
+def run(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
+    """Compile, and with a GPU run, check and optionally time one elementwise add (args from `parser()`)."""
+    dtype = args.dtype
     apply_bundle_flag(args)
     import torch
 
     if not torch.cuda.is_available():
         print(f"elementwise_add {dtype} {args.M}x{args.N}")
         print(_compile_report(dtype, args.M, args.N))
-        print(NO_GPU)
+        skipped = "the launch, the check against torch" + (", the timing (--benchmark)" if args.benchmark else "")
+        rest = (f"python -m cute_examples.elementwise_add {shlex.join(argv)}",
+                "(without MLIR there: python -m cute_examples.build_bundle build/aot here, then --bundle build/aot)")
+        for line in no_gpu_ending("compiled the kernel for sm_90a (resource report above)", skipped, rest):
+            print(line)
         return 0
 
     from ..timing import interleaved_median_ms
@@ -82,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the CLI."""
-    return run(_parser().parse_args(argv))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return run(parser().parse_args(argv), argv)
 
 
 if __name__ == "__main__":
