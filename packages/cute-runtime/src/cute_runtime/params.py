@@ -92,9 +92,8 @@ class ParamLayout:
             offsets.append(offset)
             cursor = offset + size
         self.offsets = tuple(offsets)
-        self.size = cursor
         self.struct = struct.Struct("".join(fmt))
-        assert self.struct.size == self.size
+        self.size = self.struct.size
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -289,8 +289,6 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
         "k" if cfg.a_major == "k" else "mn",
         "k" if cfg.b_major == "k" else "mn",
     )
-    if shape.mnemonic != atom.ptx:
-        raise ValueError(f"wgmma form {shape.mnemonic} differs from cute-nvarch's atom {atom.ptx}")
     stages = cfg.num_stages
     a, b, epi = tma_boxes(cfg)
     # accumulator value v of thread 0 -> (row, col) in the 64 x N atom tile (C layout is m + 64*n)

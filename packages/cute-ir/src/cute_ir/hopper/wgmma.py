@@ -24,10 +24,10 @@ WGMMA rules the builders enforce or document:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from cute_nvarch.mma_sm90 import make_wgmma_atom, wgmma_k
+from cute_nvarch.mma_sm90 import make_wgmma_atom
 from cute_nvarch.numeric import numeric_type
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
@@ -61,13 +61,14 @@ class WgmmaShape:
     acc_type: str
     a_major: str = "k"
     b_major: str = "k"
+    atom: Any = field(init=False, repr=False, compare=False)  # cute-nvarch's MmaAtom of this form
 
     def __post_init__(self) -> None:
         for name, major in (("a_major", self.a_major), ("b_major", self.b_major)):
             if major not in ("k", "mn"):
                 raise ValueError(f"{name} must be 'k' or 'mn', got {major!r}")
-        try:  # cute-nvarch owns which forms exist (types, accumulators, N, majors)
-            make_wgmma_atom(
+        try:  # cute-nvarch owns which forms exist (types, accumulators, N, majors), their K and mnemonic
+            atom = make_wgmma_atom(
                 self.a_type,
                 self.b_type,
                 self.acc_type,
@@ -77,6 +78,7 @@ class WgmmaShape:
             )
         except (TypeError, ValueError) as e:
             raise ValueError(f"WgmmaShape({self.n}, {self.a_type}, {self.b_type}, {self.acc_type}): {e}") from None
+        object.__setattr__(self, "atom", atom)
 
     @property
     def m(self) -> int:
@@ -86,7 +88,7 @@ class WgmmaShape:
     @property
     def k(self) -> int:
         """K per instruction (32 bytes of A/B elements)."""
-        return wgmma_k(self.a_type)
+        return self.atom.shape_mnk[2]
 
     @property
     def num_acc_values(self) -> int:
@@ -95,10 +97,8 @@ class WgmmaShape:
 
     @property
     def mnemonic(self) -> str:
-        """The PTX mnemonic this shape emits."""
-        return (
-            f"wgmma.mma_async.sync.aligned.m64n{self.n}k{self.k}.{self.acc_type}.{self.a_type}.{self.b_type}"
-        )
+        """The PTX mnemonic this shape emits (cute-nvarch's atom's)."""
+        return self.atom.ptx
 
 
 def accumulator_type(shape: WgmmaShape) -> ir.Type:
