@@ -15,7 +15,7 @@ import os
 from cute_nvarch.bundle_format import MANIFEST, check_writable, dump_manifest, make_manifest, manifest_kernel
 from cute_nvarch.kernel_spec import check_spec
 
-from .cache import atomic_write
+from .files import atomic_write
 
 __all__ = ["write_bundle"]
 

@@ -24,6 +24,7 @@ from mlir.dialects import gpu
 from . import config
 from .artifact import Artifact
 from .errors import CompileError, format_mlir_error
+from .files import atomic_write
 from .kernel import KernelDef
 from .ptxas import assemble
 from .versions import versions
@@ -130,8 +131,6 @@ def to_cubin(ptx: str, arch: str, kernel: str, *, opt_level: int = 3) -> tuple[b
 
 def dump(directory: str, kernel: str, suffix: str, data: str | bytes) -> str:
     """Write one stage's artifact as DIRECTORY/<kernel><suffix> (atomically); return the path."""
-    from .cache import atomic_write
-
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, f"{kernel}{suffix}")
     atomic_write(path, data.encode() if isinstance(data, str) else data)

@@ -11,6 +11,7 @@ import sys
 
 from . import config
 from .__about__ import __version__
+from .files import atomic_write
 
 __all__ = ["cute_ir_version", "find_ptxas", "mlir_version", "ptxas_version", "versions"]
 
@@ -103,8 +104,6 @@ def ptxas_version(path: str | None = None) -> str:
         v = _query_ptxas_version(path)
         known[key] = v
         try:
-            from .cache import atomic_write
-
             atomic_write(cache_file, json.dumps(known, sort_keys=True).encode())
         except OSError:
             pass
@@ -124,5 +123,5 @@ def _query_ptxas_version(path: str) -> str:
 
 
 def versions() -> dict[str, str]:
-    """The SCHEMA.md "versions" dict: cute_ir, mlir (wheel) and ptxas."""
+    """The tool versions recorded in every kernel entry and compile-cache key: cute_ir, mlir (wheel), ptxas."""
     return {"cute_ir": cute_ir_version(), "mlir": mlir_version(), "ptxas": ptxas_version()}
