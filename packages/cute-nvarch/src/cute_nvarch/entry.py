@@ -6,6 +6,7 @@ cache store it as the JSON object `to_dict` gives (`from_dict` reads it back, ch
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,9 +83,9 @@ class KernelEntry:
     resources: dict[str, Any] = field(default_factory=dict, compare=False)
     versions: dict[str, Any] = field(default_factory=dict, compare=False)
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
-        """The canonical JSON text of the spec."""
+        """The canonical JSON text of the spec (computed once per entry)."""
         return canonical_spec(self.spec)
 
     def with_build(self, resources: dict[str, Any], versions: dict[str, Any]) -> KernelEntry:
