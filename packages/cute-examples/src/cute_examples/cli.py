@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from cute_nvarch.numeric import numeric_type
 
@@ -79,7 +79,7 @@ class Parser(argparse.ArgumentParser):
                          formatter_class=argparse.RawDescriptionHelpFormatter)
         self.value_options: set[str] = set()
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         """Print one line on stderr and exit with status 2."""
         first = message.strip().splitlines()[0] if message.strip() else "bad command line"
         self.exit(2, f"{self.prog}: error: {first} (see --help)\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from cute_layout.picture import to_svg, to_svg_tv
 
@@ -106,11 +107,27 @@ def copy_atom_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line on stderr and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        first = message.strip().splitlines()[0] if message.strip() else "bad command line"
+        self.exit(2, f"{self.prog}: error: {first} (see --help)\n")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: one output directory."""
+    p = _Parser(prog="python -m cute_nvarch.pictures", description=__doc__,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="example:\n  python -m cute_nvarch.pictures docs/img > tables.md")
+    p.add_argument("out_dir", type=Path, metavar="DIR",
+                   help="directory for the nvarch-*.svg files (default: none, required; example: docs/img)")
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write the pictures into a directory and print the tables."""
-    parser = argparse.ArgumentParser(prog="python -m cute_nvarch.pictures", description=__doc__)
-    parser.add_argument("out_dir", type=Path, help="directory for the nvarch-*.svg files (docs/img)")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     for name, svg in pictures().items():
         (args.out_dir / name).write_text(svg)
