@@ -166,7 +166,8 @@ def test_stride_breaking_the_16_byte_rule_is_a_value_error():
 def test_tune_stores_the_fastest_and_gemm_uses_it(tmp_path, monkeypatch):
     from cute_examples.dense_gemm import gemm
     from cute_examples.dense_gemm.spec import GemmConfig
-    from cute_examples.dense_gemm.tune import load_tune_cache, tune
+    from cute_examples.dense_gemm.tune import tune
+    from cute_examples.dense_gemm.tune_cache import load_tune_cache
 
     monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "tune.json"))
     a = torch.randn(768, 512, dtype=torch.float16, device="cuda")

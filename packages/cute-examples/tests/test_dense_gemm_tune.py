@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cute_examples.dense_gemm import tune
+from cute_examples.dense_gemm import tune, tune_cache
 from cute_examples.dense_gemm.bench import BENCH_DTYPES, BENCH_SHAPES, bench_config
 from cute_examples.dense_gemm.choice import GemmShape, estimate_us, rank_configs
 from cute_examples.dense_gemm.host import choose_config
@@ -116,10 +116,10 @@ def test_every_bench_config_and_tune_candidate_is_in_the_bundle():
 def test_tune_cache_round_trip(tmp_path):
     path = str(tmp_path / "sub" / "tune.json")
     shape = GemmShape(4096, 4096, 4096, 2, "bfloat16", "bfloat16")
-    assert tune.load_tune_cache(path) == {} and tune.lookup_tuned(shape, "float32", "GPU X", path) is None
+    assert tune_cache.load_tune_cache(path) == {} and tune_cache.lookup_tuned(shape, "float32", "GPU X", path) is None
     cfg = GemmConfig(a_dtype="bfloat16", b_dtype="bfloat16", c_dtype="bfloat16", tile_n=256, cluster_m=2)
-    choice = tune.TunedChoice(cfg, 1, 2, 123.5)
-    assert tune.store_tuned(shape, "float32", "GPU X", choice, path) == path
+    choice = tune_cache.TunedChoice(cfg, 1, 2, 123.5)
+    assert tune_cache.store_tuned(shape, "float32", "GPU X", choice, path) == path
     def same(got, want):
         return got is not None and (got.config.spec(), got.raster_along_n, got.swizzle_log, got.us) == (
             want.config.spec(),
@@ -128,17 +128,17 @@ def test_tune_cache_round_trip(tmp_path):
             want.us,
         )
 
-    assert same(tune.lookup_tuned(shape, "float32", "GPU X", path), choice)
-    assert tune.lookup_tuned(shape, "float32", "GPU Y", path) is None  # per device name
+    assert same(tune_cache.lookup_tuned(shape, "float32", "GPU X", path), choice)
+    assert tune_cache.lookup_tuned(shape, "float32", "GPU Y", path) is None  # per device name
     single = GemmShape(4096, 4096, 4096, 1, "bfloat16", "bfloat16")
-    assert tune.lookup_tuned(single, "float32", "GPU X", path) is None
-    other = tune.TunedChoice(cfg.with_variant("base"), None, None, 99.0)
-    tune.store_tuned(GemmShape(8, 8, 8), "float32", "GPU X", other, path)
-    assert len(tune.load_tune_cache(path)) == 2
-    assert same(tune.lookup_tuned(shape, "float32", "GPU X", path), choice)
+    assert tune_cache.lookup_tuned(single, "float32", "GPU X", path) is None
+    other = tune_cache.TunedChoice(cfg.with_variant("base"), None, None, 99.0)
+    tune_cache.store_tuned(GemmShape(8, 8, 8), "float32", "GPU X", other, path)
+    assert len(tune_cache.load_tune_cache(path)) == 2
+    assert same(tune_cache.lookup_tuned(shape, "float32", "GPU X", path), choice)
     data = json.loads(open(path).read())
     assert data["format"] == "cute-gemm-tune" and data["version"] == 1
-    assert tune.tune_key(shape, "float32", "GPU X") == "GPU X|4096x4096x4096x2|bfloat16.float32.bfloat16|kkn"
+    assert tune_cache.tune_key(shape, "float32", "GPU X") == "GPU X|4096x4096x4096x2|bfloat16.float32.bfloat16|kkn"
 
 
 def test_tune_cache_path_comes_from_the_config_module(tmp_path, monkeypatch):
@@ -155,10 +155,10 @@ def test_a_broken_tune_cache_is_a_value_error(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     with pytest.raises(ValueError, match="not valid JSON"):
-        tune.load_tune_cache(str(bad))
+        tune_cache.load_tune_cache(str(bad))
     bad.write_text(json.dumps({"format": "other"}))
     with pytest.raises(ValueError, match="cute-gemm-tune"):
-        tune.load_tune_cache(str(bad))
+        tune_cache.load_tune_cache(str(bad))
 
 
 def test_cli_variant_and_tune_flags():

@@ -369,7 +369,7 @@ def gemm(
     acc = canonical_dtype(acc_dtype, "acc_dtype")
     tuned = None
     if tile_shape_mnk is None and cluster_shape_mn is None and variant is None:
-        from .tune import lookup_tuned
+        from .tune_cache import lookup_tuned
 
         tuned = lookup_tuned(problem, acc, props.name)
     if tuned is not None:
