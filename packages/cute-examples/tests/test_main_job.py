@@ -113,3 +113,23 @@ def test_main_job_without_gpu(tmp_path) -> None:
     assert "done: 2 kernels compiled for sm_80" in ending
     assert "skipped (needs an NVIDIA GPU): running each kernel, checking it against torch" in ending
     assert "bash scripts/gpu_session.sh all" in ending
+
+
+def test_kernel_for_knows_whether_this_process_compiled_it(tmp_path, monkeypatch) -> None:
+    """The GPU paths of the CLIs print `(cached)` for a kernel this process did not compile."""
+    pytest.importorskip("mlir")
+    from cute_examples import _compiled
+    from cute_examples.elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec
+    from cute_ir import cache
+
+    monkeypatch.setenv("CUTE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("CUTE_DUMP_DIR", raising=False)
+    monkeypatch.delenv("CUTE_BUNDLE_DIR", raising=False)
+    spec = elementwise_add_spec("int32", "strided", offset_bits=32)
+    seen = []
+    for _ in range(2):
+        cache.clear_memory_cache()
+        _compiled.use_bundle(None)
+        kernel = _compiled.kernel_for(spec, lambda target: compile_elementwise_add(spec, target), (8, 0))
+        seen.append(_compiled.compiled_here(kernel))
+    assert seen == [True, False]

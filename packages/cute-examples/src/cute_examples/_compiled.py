@@ -14,7 +14,7 @@ from cute_nvarch.target import compile_target
 from cute_runtime import Kernel, load_bundle
 from cute_runtime.config import bundle_dir
 
-__all__ = ["ArtifactBuilder", "kernel_for", "use_bundle"]
+__all__ = ["ArtifactBuilder", "compiled_here", "kernel_for", "use_bundle"]
 
 # compile_fn(target) -> cute_ir Artifact; imported lazily by the examples so that a bundle host needs no cute-ir.
 ArtifactBuilder = Callable[[str], Any]
@@ -22,6 +22,7 @@ ArtifactBuilder = Callable[[str], Any]
 _kernels: dict[tuple[str, str, str], Kernel] = {}
 _bundle: Any = None
 _bundle_path: str | None = None
+_compiled_here: set[int] = set()  # ids of the Kernels in _kernels whose artifact this process built
 
 
 def use_bundle(path: str | None) -> None:
@@ -29,6 +30,7 @@ def use_bundle(path: str | None) -> None:
     global _bundle, _bundle_path
     _bundle, _bundle_path = None, path
     _kernels.clear()
+    _compiled_here.clear()
 
 
 def _active_bundle() -> Any:
@@ -55,5 +57,13 @@ def kernel_for(
     else:
         art = compile_fn(compile_target(cc).name)
         kernel = Kernel(art.entry, art.cubin, art.ptx, device=device)
+        if not getattr(art, "cached", False):
+            _compiled_here.add(id(kernel))
     _kernels[key] = kernel
     return kernel
+
+
+def compiled_here(kernel: Kernel) -> bool:
+    """Whether this process compiled the kernel (else it came from cute-ir's disk cache or an AOT bundle, and
+    the compile time in its entry is that of an earlier run)."""
+    return id(kernel) in _compiled_here

@@ -188,7 +188,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     import torch
     from cute_runtime import device_properties
 
-    from .._compiled import kernel_for
+    from .._compiled import compiled_here, kernel_for
     from ..timing import interleaved_median_ms
     from .host import compile_gemm, launch_gemm, problem_of, schedule, tensor_maps
 
@@ -207,7 +207,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
         cfg, order = best.config, (best.raster_along_n, best.swizzle_log)
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
     print(f"kernel: {cfg.name}")
-    print(resource_line(kernel.entry.resources))
+    print(resource_line(kernel.entry.resources, cached=not compiled_here(kernel)))
     if cc != (9, 0):
         print(f"this kernel needs an sm_90 GPU; found compute capability {cc[0]}.{cc[1]}")
         return 0

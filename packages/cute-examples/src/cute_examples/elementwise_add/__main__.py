@@ -59,6 +59,7 @@ def run(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
             print(line)
         return 0
 
+    from .._compiled import compiled_here
     from ..timing import interleaved_median_ms
     from .host import elementwise_add, select_kernel
 
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
     c = torch.full_like(a, 7)
     kernel, spec = select_kernel(a, b, c)
     print(f"elementwise_add {dtype} {args.M}x{args.N} ({kernel.name}, {spec['variant']})")
-    print(resource_line(kernel.entry.resources))
+    print(resource_line(kernel.entry.resources, cached=not compiled_here(kernel)))
     elementwise_add(a, b, c)
     torch.cuda.synchronize()
     if not args.skip_ref_check:
