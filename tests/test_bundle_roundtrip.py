@@ -34,7 +34,8 @@ def test_reader_finds_every_kernel_with_its_signature(bundle_dir: Path) -> None:
     spec = elementwise_add_spec("float32", "vec", offset_bits=32)
     entry = bundle.find(spec, "sm_90a")
     assert entry is not None and entry["arch"] == "sm_90a"
-    assert [p["name"] for p in entry["params"]] == spec["params"]
+    strides = [f"{t}_stride_{d}" for t in "abc" for d in "mn"]
+    assert [p["name"] for p in entry["params"]] == ["a", "b", "c", "M", "N", *strides]
     assert [p["kind"] for p in entry["params"]] == ["ptr"] * 3 + ["i32"] * 2 + ["i64"] * 6
     kernel = bundle.load_kernel(spec, (9, 0))
     assert isinstance(kernel, Kernel) and kernel.cubin is not None
