@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
+from cute_nvarch.target import SM90A, TARGETS
 
 __all__ = [
     "DTYPE_BYTES",
@@ -114,7 +115,7 @@ class GemmConfig:
     cluster_m: int = 1
     cluster_n: int = 1
     stages: int | None = None
-    target: str = "sm_90a"
+    target: str = SM90A.name
     k_pipe_mmas: int = 1
     acc_init: str = "scale_d"
     epi_buffers: int = 2
@@ -154,8 +155,9 @@ class GemmConfig:
             raise ValueError(f"epi_buffers must be 1 or 2, got {self.epi_buffers!r}")
         if self.release_scope not in RELEASE_SCOPES:
             raise ValueError(f"release_scope must be one of {RELEASE_SCOPES}, got {self.release_scope!r}")
-        if self.target != "sm_90a":
-            raise ValueError(f"target must be 'sm_90a' (wgmma and setmaxnreg), got {self.target!r}")
+        if self.target not in TARGETS or not TARGETS[self.target].has_wgmma:
+            wgmma = [t.name for t in TARGETS.values() if t.has_wgmma]
+            raise ValueError(f"target must be one of {wgmma} (wgmma and setmaxnreg), got {self.target!r}")
         if self.stages is not None:
             if not isinstance(self.stages, int) or self.stages < 2:
                 raise ValueError(f"stages must be an int >= 2, got {self.stages!r}")
