@@ -12,7 +12,7 @@ nox.options.reuse_existing_virtualenvs = True
 PYTHON = "3.11"
 _ORDER = ["cute-layout", "cute-nvarch", "cute-ir", "cute-runtime", "cute-examples"]
 PACKAGES = [p for p in _ORDER if (Path(__file__).parent / "packages" / p / "pyproject.toml").exists()]
-TEST_DEPS = ["pytest>=8", "hypothesis>=6.100"]
+TEST_DEPS = ["pytest>=8", "hypothesis>=6.100", "numpy"]  # numpy: cute-runtime's parameter and GPU tests
 # A CPU wheel of this torch lies on local disk; pin it first so nothing pulls a CUDA build.
 TORCH = "torch==2.13.0"
 
@@ -46,9 +46,10 @@ def tests(session: nox.Session) -> None:
 
 
 # What each package's own test suite needs besides the package: its dependencies in this repo, plus test-only ones.
+CUDA_BINDINGS = "cuda-bindings>=13.3,<14"
 _TEST_NEEDS = {
     "cute-layout": [],
-    "cute-nvarch": ["cute-layout", "cute-runtime"],  # the hardware tests use cute_runtime.testing
+    "cute-nvarch": ["cute-layout", CUDA_BINDINGS],  # the TMA enum cross-checks read cuda.bindings' values
     "cute-ir": ["cute-layout", "cute-nvarch"],
     "cute-runtime": ["cute-layout", "cute-nvarch", TORCH],
     "cute-examples": ["cute-layout", "cute-nvarch", "cute-ir", "cute-runtime", TORCH],
@@ -62,8 +63,9 @@ def package(session: nox.Session, package: str) -> None:
     needs = _TEST_NEEDS[package]
     if TORCH in needs:
         session.install(TORCH)
-    local = [f"./packages/{p}" + ("[sass]" if p == "cute-ir" else "") for p in [*needs, package] if p != TORCH]
-    session.install(*TEST_DEPS, *local)
+    local = [f"./packages/{p}" + ("[sass]" if p == "cute-ir" else "") for p in [*needs, package] if p in PACKAGES]
+    other = [p for p in needs if p not in PACKAGES and p != TORCH]
+    session.install(*TEST_DEPS, *other, *local)
     session.run("pytest", "-q", f"packages/{package}/tests", *session.posargs)
 
 

@@ -1,4 +1,4 @@
-// Kernels for test_hardware.py: a TMA tile loader and wgmma m64n64k16 f32 <- f16 (SS) for the four
+// Kernels for test_nvarch_hardware.py: a TMA tile loader and wgmma m64n64k16 f32 <- f16 (SS) for the four
 // transpose combinations. Compiled on the GPU machine with nvcc -arch=sm_90a -cubin.
 
 #include <cuda.h>

@@ -40,6 +40,7 @@ def test_reader_finds_every_kernel_with_its_signature(bundle_dir: Path) -> None:
     kernel = bundle.load_kernel(spec, (9, 0))
     assert isinstance(kernel, Kernel) and kernel.cubin is not None
     assert bundle.select(spec, (8, 6)).entry.target == "sm_80"  # the sm_80 cubin serves an Ampere device
+    assert bundle.find({"kernel": "nope"}) is None
 
 
 def test_wrong_arch_is_a_clear_error(bundle_dir: Path) -> None:

@@ -1,9 +1,9 @@
 """On a Hopper GPU: TMA plans load the bytes the shared-memory layouts predict, and wgmma with cute-nvarch's
 GMMA layouts and descriptors computes A @ B^T, read back through the wgmma C thread-value layout.
 
-The kernels (hardware_kernels.cu) are compiled with nvcc on the GPU machine; the launches go through
+The kernels (nvarch_hardware_kernels.cu) are compiled with nvcc on the GPU machine; the launches go through
 cuda-bindings, the memory through torch. Without an sm_90 device the tests skip (and fail with
-CUTE_REQUIRE_GPU=1).
+CUTE_REQUIRE_GPU=1). A cross-package test: cute-nvarch's facts, checked with cute-runtime's GPU checks.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import cute_nvarch as nv
 import pytest
 from cute_layout import Layout
 from cute_nvarch import GmmaLayoutType as LT
+from cute_runtime import testing
 
-testing = pytest.importorskip("cute_runtime.testing")
-KERNELS = Path(__file__).with_name("hardware_kernels.cu")
+KERNELS = Path(__file__).with_name("nvarch_hardware_kernels.cu")
 MAX_SMEM = 200 * 1024
 
 

@@ -178,9 +178,3 @@ def current_device() -> int:
     if current is not None and int(current) != 0:
         return int(check(drv.cuCtxGetDevice(), "cuCtxGetDevice"))
     return 0
-
-
-def driver_version() -> int:
-    """The CUDA version the installed driver supports, as 1000 * major + 10 * minor (e.g. 13000)."""
-    drv = init()
-    return int(check(drv.cuDriverGetVersion(), "cuDriverGetVersion"))
