@@ -158,7 +158,9 @@ def bench_costs() -> list[str]:
         target = compile_target(cc).name
         spec = elementwise_add_spec("float16", "vec", offset_bits=32)
         rows += _compile_costs("elementwise_add", lambda: compile_elementwise_add(spec, target), 150, 50)
-        if cc == (9, 0):
+        from .dense_gemm.spec import runs_on
+
+        if runs_on(cc):
             from .dense_gemm import kernel as _gemm_kernel  # noqa: F401
             from .dense_gemm import plan as _gemm_plan  # noqa: F401
             from .dense_gemm.bench import bench_config

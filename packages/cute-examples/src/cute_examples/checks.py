@@ -62,8 +62,9 @@ def run_checks() -> list[str]:
                     f"and a transposed 127x129 view; guard regions untouched")
     import torch
 
-    if torch.cuda.get_device_capability() == (9, 0):
-        from .dense_gemm.spec import AB_DTYPES
+    from .dense_gemm.spec import AB_DTYPES, runs_on
+
+    if runs_on(torch.cuda.get_device_capability()):
 
         for dtype in AB_DTYPES:
             shapes = ((1000, 1000, 1000), (127, 255, 72), (4096, 4096, 4096))

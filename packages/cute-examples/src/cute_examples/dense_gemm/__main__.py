@@ -36,7 +36,7 @@ from ..cli import (
 )
 from ..report import no_gpu_ending, resource_line
 from . import spec
-from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, VARIANTS, GemmConfig, canonical_dtype, tolerance
+from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, VARIANTS, GemmConfig, canonical_dtype, runs_on, tolerance
 
 __all__ = ["main", "make_operands", "parse_args", "parser", "reference_error"]
 
@@ -195,7 +195,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     props = device_properties(torch.cuda.current_device())
     cc = tuple(props.compute_capability)
     order: tuple[int | None, int | None] = (None, None)
-    if args.tune and cc == (9, 0):
+    if args.tune and runs_on(cc):
         from .tune import tune
 
         torch.manual_seed(0)
@@ -208,7 +208,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
     print(f"kernel: {cfg.name}")
     print(resource_line(kernel.entry.resources, cached=not compiled_here(kernel)))
-    if cc != (9, 0):
+    if not runs_on(cc):
         print(f"this kernel needs an sm_90 GPU; found compute capability {cc[0]}.{cc[1]}")
         return 0
     torch.manual_seed(0)

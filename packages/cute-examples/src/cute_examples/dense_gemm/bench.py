@@ -23,10 +23,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from cute_nvarch.target import SM90A
+
 from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
 from ..report import GPU_HOST_BENCH, no_gpu_ending
 from .choice import GemmShape
-from .spec import AB_DTYPES, VARIANTS, GemmConfig
+from .spec import AB_DTYPES, VARIANTS, GemmConfig, runs_on
 
 __all__ = [
     "BENCH_DTYPES",
@@ -87,7 +89,7 @@ def _prepare_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: in
     from .._compiled import kernel_for
     from .host import compile_gemm, problem_of, schedule, tensor_maps
 
-    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), (9, 0))
+    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), SM90A.compute_capability)
     problem = problem_of(a, b, c)
     grid, raster_n, swz = schedule(problem, cfg, num_sms)
     args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz)
@@ -125,7 +127,7 @@ def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> li
         raise ValueError("variants must name at least one variant")
     iterations = max(iterations, MIN_ITERATIONS)
     props = device_properties(torch.cuda.current_device())
-    if tuple(props.compute_capability) != (9, 0):
+    if not runs_on(tuple(props.compute_capability)):
         cc = props.compute_capability
         return [f"dense GEMM: needs an sm_90 GPU, found compute capability {cc[0]}.{cc[1]}"]
     num_sms = props.sm_count

@@ -19,7 +19,7 @@ from typing import Any
 
 from cute_nvarch.numeric import numeric_type
 
-from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype
+from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype, runs_on
 
 __all__ = [
     "GemmProblem",
@@ -363,7 +363,7 @@ def gemm(
     problem = problem_of(a, b, out)
     props = device_properties(a.device.index or 0)
     cc = tuple(props.compute_capability)
-    if cc != (9, 0):
+    if not runs_on(cc):
         raise ValueError(f"the Hopper GEMM needs a compute capability 9.0 GPU, got {cc[0]}.{cc[1]}")
     num_sms = props.sm_count
     acc = canonical_dtype(acc_dtype, "acc_dtype")

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
-from cute_nvarch.target import SM90A, TARGETS
+from cute_nvarch.target import SM90A, TARGETS, compile_target
 
 __all__ = [
     "DTYPE_BYTES",
@@ -44,6 +44,7 @@ __all__ = [
     "SMEM_CAPACITY",
     "VARIANTS",
     "canonical_dtype",
+    "runs_on",
 ]
 
 AB_DTYPES = tuple(t.canonical for t in (Float16, BFloat16))
@@ -74,6 +75,11 @@ VARIANTS = {
     },
     "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1, "release_scope": "cta"},
 }
+
+
+def runs_on(cc: tuple[int, int]) -> bool:
+    """Whether the GEMM kernels (wgmma, setmaxnreg, TMA multicast) run on a device of compute capability cc."""
+    return compile_target(cc).has_wgmma
 
 
 def canonical_dtype(dtype: object, what: str = "dtype") -> str:
