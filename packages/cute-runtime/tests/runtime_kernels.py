@@ -12,48 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ADD_F32_PTX = """
-.version 7.8
-.target sm_80
-.address_size 64
-
-.visible .entry add_f32(
-    .param .u64 a,
-    .param .u64 b,
-    .param .u64 c,
-    .param .u32 n
-)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<6>;
-    .reg .f32 %f<4>;
-    .reg .b64 %rd<11>;
-
-    ld.param.u64 %rd1, [a];
-    ld.param.u64 %rd2, [b];
-    ld.param.u64 %rd3, [c];
-    ld.param.u32 %r1, [n];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %tid.x;
-    mad.lo.s32 %r5, %r2, %r3, %r4;
-    setp.ge.u32 %p1, %r5, %r1;
-    @%p1 bra DONE;
-    cvta.to.global.u64 %rd4, %rd1;
-    cvta.to.global.u64 %rd5, %rd2;
-    cvta.to.global.u64 %rd6, %rd3;
-    mul.wide.u32 %rd7, %r5, 4;
-    add.s64 %rd8, %rd4, %rd7;
-    add.s64 %rd9, %rd5, %rd7;
-    add.s64 %rd10, %rd6, %rd7;
-    ld.global.f32 %f1, [%rd8];
-    ld.global.f32 %f2, [%rd9];
-    add.f32 %f3, %f1, %f2;
-    st.global.f32 [%rd10], %f3;
-DONE:
-    ret;
-}
-"""
+from cute_runtime.bench import ADD_F32_PTX as ADD_F32_PTX  # the benchmark's kernel: c[i] = a[i] + b[i] for i < n
 
 ADD_F32_ENTRY: dict[str, Any] = {
     "spec": {"kernel": "add_f32", "dtype": "f32", "test": True},

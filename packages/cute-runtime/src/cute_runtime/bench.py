@@ -17,13 +17,14 @@ from cute_nvarch.params import Param
 
 from .kernel import Kernel
 
-# c[i] = a[i] + b[i] for i < n, one thread per element (hand-written PTX, JIT-compiled by the driver).
+# c[i] = a[i] + b[i] for i < n, one thread per element (hand-written PTX, JIT-compiled by the driver); the
+# runtime tests launch it too (tests/runtime_kernels.py).
 ADD_F32_PTX = """
 .version 7.8
 .target sm_80
 .address_size 64
 
-.visible .entry bench_add_f32(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+.visible .entry add_f32(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
 {
     .reg .pred %p<2>;
     .reg .b32 %r<6>;
@@ -57,11 +58,11 @@ DONE:
 """
 
 ADD_F32_ENTRY = KernelEntry(
-    "bench_add_f32",
+    "add_f32",
     "sm_80",
     (Param("a", "ptr"), Param("b", "ptr"), Param("c", "ptr"), Param("n", "u32")),
     Launch((128, 1, 1)),
-    {"kernel": "bench_add_f32"},
+    {"kernel": "add_f32"},
 )
 
 
@@ -123,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     kernel.launch(grid, a, b, c, n)
     torch.cuda.synchronize()
     if not torch.equal(c, a + b):
-        print("FAILED: bench_add_f32 gave a wrong result", file=sys.stderr)
+        print("FAILED: add_f32 gave a wrong result", file=sys.stderr)
         return 1
     raw_stream = torch.cuda.current_stream().cuda_stream
     get_raw = torch._C._cuda_getCurrentRawStream
