@@ -13,7 +13,7 @@ Structure (CUTLASS's SM90 TMA warp-specialized cooperative kernel, CuTeDSL's `de
   swizzle of `1 << swizzle_log` rows/columns for L2 reuse. CTAs of a cluster beyond the matrix load
   zeros (TMA out-of-bounds fill) and store nothing (TMA stores clip), so clusters need not divide the grid.
 
-Kernel parameters (SCHEMA.md kinds): a_desc, b_desc, c_desc (tma); m, n, k, l (i32); raster_along_n
+Kernel parameters (cute-nvarch `params` kinds): a_desc, b_desc, c_desc (tma); m, n, k, l (i32); raster_along_n
 (i32, 0 or 1); swizzle_log (i32, 0..4). Launch: block (num_threads,1,1), cluster (cluster_m, cluster_n, 1),
 grid (cluster_m * clusters, cluster_n, 1) with `clusters` <= the number of work units.
 """
