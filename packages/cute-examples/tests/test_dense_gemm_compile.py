@@ -30,11 +30,11 @@ def _check_artifact(cfg, art, with_sass=True):
     assert "injected" not in art.ptxas_log and "serializ" not in art.ptxas_log.lower(), art.ptxas_log
     assert "C7508" not in art.ptxas_log  # setmaxnreg honoured
     ent = art.entry
-    assert [p["name"] for p in ent["params"]] == list(PARAMS)
-    assert [p["kind"] for p in ent["params"]] == ["tma"] * 3 + ["i32"] * 6
-    assert ent["launch"]["block"] == [cfg.num_threads, 1, 1]
-    assert ent["launch"]["cluster"] == [cfg.cluster_m, cfg.cluster_n, 1]
-    assert ent["spec"] == cfg.spec()
+    assert [p.name for p in ent.params] == list(PARAMS)
+    assert [p.kind for p in ent.params] == ["tma"] * 3 + ["i32"] * 6
+    assert ent.launch.block == (cfg.num_threads, 1, 1)
+    assert ent.launch.cluster == (cfg.cluster_m, cfg.cluster_n, 1)
+    assert ent.spec == cfg.spec()
     ptx = re.sub(r"[ \t]+", " ", art.ptx)
     assert ptx.count(".param .align 64 .b8") == 3
     k_blocks = cfg.tile_k // 16
