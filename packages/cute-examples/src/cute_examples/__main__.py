@@ -6,8 +6,9 @@ import sys
 
 from cute_nvarch.target import SM80, SM90A
 
+from .catalogue import compile_catalogue
 from .cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option, targets
-from .report import compile_catalogue, no_gpu_ending
+from .report import no_gpu_ending
 
 DEFAULT_TARGETS = (SM90A.name, SM80.name)
 

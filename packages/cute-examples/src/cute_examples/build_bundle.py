@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from cute_ir.bundle import write_bundle
 
-    from .report import compile_catalogue
+    from .catalogue import compile_catalogue
 
     arts = compile_catalogue(args.targets, gemm=not args.no_gemm)
     path = write_bundle(args.directory, arts)

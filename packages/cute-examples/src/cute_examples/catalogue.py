@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .elementwise_add.kernel import DTYPES, VARIANTS, compile_elementwise_add, elementwise_add_spec
+from .report import KernelTable, artifact_location
 
-__all__ = ["LEGEND", "artifacts", "jobs"]
+__all__ = ["LEGEND", "artifacts", "compile_catalogue", "jobs"]
 
 # the parts of the labels below, explained once wherever they are listed (the main job's report)
 LEGEND = ("elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",)
@@ -42,3 +43,33 @@ def artifacts(target: str, *, gemm: bool = True) -> Iterator[tuple[str, Any]]:
     """(label, cute_ir Artifact) for every example kernel on target, compiled through cute-ir's cache."""
     for label, compile_fn in jobs(target, gemm=gemm):
         yield label, compile_fn()
+
+
+def compile_catalogue(target_list: Sequence[str], *, gemm: bool = True) -> list[Any]:
+    """Compile the example kernels for each target (cute_ir Artifacts), printing each one's row as it finishes."""
+    from .dense_gemm.spec import NAME_LEGEND
+    from .progress import Progress
+
+    work = {t: jobs(t, gemm=gemm) for t in target_list}
+    table = KernelTable([label for js in work.values() for label, _ in js])
+    total = sum(len(js) for js in work.values())
+    print(f"== compile: {total} example kernels to PTX and cubin, ptxas's resource report for each")
+    print("names: " + LEGEND[0])
+    for line in (*LEGEND[1:], *NAME_LEGEND):
+        print(f"       {line}")
+    print("compile: this run's time (build, lower, PTX, ptxas); (cached): served by cute-ir's disk cache")
+    arts = []
+    with Progress(total) as progress:
+        for target, js in work.items():
+            progress.row(f"\n-- {target}: {len(js)} kernels\n{table.header()}", step=False)
+            for label, compile_fn in js:
+                progress.start(label)
+                art = compile_fn()
+                arts.append(art)
+                progress.row(table.row(label, art))
+        elapsed = progress.elapsed
+    cached = sum(bool(getattr(a, "cached", False)) for a in arts)
+    print(f"\n{total} kernels in {elapsed:.1f} s ({cached} from the cache, {total - cached} compiled)")
+    for line in artifact_location():
+        print(line)
+    return arts

@@ -14,7 +14,6 @@ __all__ = [
     "WIDTH",
     "KernelTable",
     "artifact_location",
-    "compile_catalogue",
     "no_gpu_ending",
     "resource_line",
 ]
@@ -100,34 +99,3 @@ def no_gpu_ending(done: str, skipped: str, rest: Sequence[str] = GPU_HOST_STEPS)
     for head, text in (("done: ", done), ("skipped (needs an NVIDIA GPU): ", skipped)):
         lines += textwrap.wrap(head + text, WIDTH, subsequent_indent="  ")
     return [*lines, "to run the rest on a GPU host:", *(f"  {line}" for line in rest)]
-
-
-def compile_catalogue(target_list: Sequence[str], *, gemm: bool = True) -> list[Any]:
-    """Compile the example kernels for each target (cute_ir Artifacts), printing each one's row as it finishes."""
-    from .catalogue import LEGEND, jobs
-    from .dense_gemm.spec import NAME_LEGEND
-    from .progress import Progress
-
-    work = {t: jobs(t, gemm=gemm) for t in target_list}
-    table = KernelTable([label for js in work.values() for label, _ in js])
-    total = sum(len(js) for js in work.values())
-    print(f"== compile: {total} example kernels to PTX and cubin, ptxas's resource report for each")
-    print("names: " + LEGEND[0])
-    for line in (*LEGEND[1:], *NAME_LEGEND):
-        print(f"       {line}")
-    print("compile: this run's time (build, lower, PTX, ptxas); (cached): served by cute-ir's disk cache")
-    arts = []
-    with Progress(total) as progress:
-        for target, js in work.items():
-            progress.row(f"\n-- {target}: {len(js)} kernels\n{table.header()}", step=False)
-            for label, compile_fn in js:
-                progress.start(label)
-                art = compile_fn()
-                arts.append(art)
-                progress.row(table.row(label, art))
-        elapsed = progress.elapsed
-    cached = sum(bool(getattr(a, "cached", False)) for a in arts)
-    print(f"\n{total} kernels in {elapsed:.1f} s ({cached} from the cache, {total - cached} compiled)")
-    for line in artifact_location():
-        print(line)
-    return arts
