@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 
 import cute_nvarch as nv
@@ -147,7 +148,9 @@ def test_multicast_split_masks_and_copy() -> None:
     assert [plan.multicast_rank_of(r) for r in range(4)] == [0, 0, 1, 1]
     b = f16_plan("mn", 128, 64, cluster_shape=(2, 2), multicast_axis=0)
     assert [b.multicast_mask(r) for r in range(4)] == [0b0011, 0b0011, 0b1100, 0b1100]
-    assert b.box_dims == (64, 32) and len(b.boxes) == 4
+    # two whole (64, 64) boxes already divide between the two CTAs: one each, none split
+    assert b.box_dims == (64, 64) and len(b.boxes) == 2 and b.boxes_per_cta == 1
+    assert [(x.coords, x.smem_offset, x.multicast_rank) for x in b.boxes] == [((0, 0), 0, 0), ((64, 0), 8192, 1)]
     check_boxes_fill_tile(b)
     assert nv.cluster_multicast_mask((4, 2, 1), 5, 0) == 0b11110000
     single = f16_plan("k", 64, 64)
@@ -233,3 +236,53 @@ def test_plan_layout_errors() -> None:
         nv.make_tma_plan((64, 64), (64, 1), "f16", Layout((8, 8, 2)))
     with pytest.raises(ValueError, match="a TMA store does not multicast"):
         nv.make_tma_copy(f16_plan("k", 128, 64, cluster_shape=(1, 2), multicast_axis=1), "store")
+
+
+def check_multicast_shares(plan: nv.TmaPlan) -> None:
+    """Every multicast rank issues an equal share: a contiguous run of the tile's shared memory."""
+    shares = [plan.boxes_for(r) for r in range(plan.num_multicast)]
+    assert {len(x) for x in shares} == {plan.boxes_per_cta} and plan.boxes_per_cta >= 1
+    run = plan.tile_bytes // plan.num_multicast
+    for r, share in enumerate(shares):
+        assert sorted(b.smem_offset for b in share) == list(range(r * run, (r + 1) * run, plan.box_bytes))
+
+
+# (major, tile_mn, tile_k, CTAs sharing the tile) -> (box extents, boxes in all), f16 SW128 buffers: the
+# fewest, largest copies (whole boxes when they divide among the CTAs, else the slowest box dimension split)
+SPLITS = {
+    ("k", 128, 64, 2): ((64, 64), 2),  # one (64, 128) box: its rows split
+    ("k", 256, 64, 2): ((64, 128), 2),
+    ("k", 64, 64, 4): ((64, 16), 4),
+    ("mn", 64, 64, 2): ((64, 32), 2),  # one (64, 64) box: its K rows split
+    ("mn", 128, 64, 2): ((64, 64), 2),  # two whole boxes, one per CTA (not four (64, 32) ones)
+    ("mn", 256, 64, 2): ((64, 64), 4),  # two whole boxes per CTA
+    ("mn", 128, 64, 4): ((64, 32), 4),  # two boxes over four CTAs: each split in two
+    ("mn", 192, 64, 2): ((64, 32), 6),  # three boxes over two CTAs: each split in two, three per CTA
+    ("mn", 128, 64, 1): ((64, 64), 2),
+}
+
+
+@pytest.mark.parametrize("case", list(SPLITS), ids=lambda c: "-".join(map(str, c)))
+def test_multicast_split_policy_fewest_largest_copies(case: tuple) -> None:
+    major, mn, k, mc = case
+    kw = {"cluster_shape": (1, mc), "multicast_axis": 1} if mc > 1 else {}
+    plan = f16_plan(major, mn, k, **kw)
+    assert (plan.box_dims, len(plan.boxes)) == SPLITS[case]
+    whole = f16_plan(major, mn, k)
+    n = len(whole.boxes)
+    assert len(plan.boxes) == n * mc // math.gcd(n, mc)  # the least multiple of both counts
+    check_boxes_fill_tile(plan)
+    check_multicast_shares(plan)
+
+
+def test_multicast_shares_of_every_gmma_buffer() -> None:
+    for dtype, major, mn, k, mc in itertools.product(
+        ("f16", "tf32"), ("k", "mn"), (64, 128, 256), (32, 64), (1, 2, 4)
+    ):
+        if dtype == "tf32" and major == "mn":
+            continue
+        smem = nv.make_gmma_smem_layout(dtype, major, mn, k)
+        stride = (1, 4096) if major == "mn" else (2048, 1)
+        plan = nv.make_tma_plan((4096, 2048), stride, dtype, smem, cluster_shape=(mc, 1), multicast_axis=0)
+        check_boxes_fill_tile(plan)
+        check_multicast_shares(plan)

@@ -14,8 +14,11 @@ over the tile; `boxes` lists each box's coordinates (tensor-map order, elements,
 tile's origin) and its shared-memory byte offset, sorted by that offset.
 
 With multicast (`cluster_shape`, `multicast_axis`: the cluster axis whose CTAs share the tile, 1 for
-an A tile shared along N, 0 for B), the slowest box dimension is split among those CTAs: CTA `r`
-of the group issues the sub-boxes with `multicast_rank == r` to `multicast_mask(cta)`.
+an A tile shared along N, 0 for B), every CTA of the group issues an equal share of the tile's boxes to
+`multicast_mask(cta)`: CTA `r` issues the boxes with `multicast_rank == r`, the r-th of `num_multicast`
+equal runs in shared-memory order. The split policy is the fewest, largest copies: whole boxes when their
+count divides among the CTAs, else the slowest box dimension is split into the fewest parts that make it
+divide (an MN-major 128 x 64 f16 tile over two CTAs: one (64, 64) box each, not two (64, 32) ones).
 
 Enum fields are plain ints equal to the driver's `CUtensorMap*` enums.
 """
@@ -23,6 +26,7 @@ Enum fields are plain ints equal to the driver's `CUtensorMap*` enums.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 from cute_layout import Layout, coalesce, right_inverse
@@ -298,6 +302,27 @@ def _coalesced_leaves(mode: Layout) -> list[tuple[int, int]]:
     return out
 
 
+def _multicast_split(box: list[int], n_boxes: int, num_mc: int, func: str) -> tuple[int, int]:
+    """(dimension, parts): split each of the tile's `n_boxes` boxes into `parts` along that tensor-map dimension.
+
+    The policy: the fewest, largest copies. Whole boxes are shared out when their count divides among the
+    `num_mc` CTAs (parts 1); otherwise the slowest box dimension of extent > 1 is split into the fewest
+    parts that make the count divide (num_mc / gcd(n_boxes, num_mc)). A split along the slowest dimension
+    keeps every sub-box dense in shared memory.
+    """
+    parts = num_mc // math.gcd(n_boxes, num_mc)
+    if parts == 1:
+        return 0, 1
+    dims = [j for j, b in enumerate(box) if b > 1]
+    have = box[dims[-1]] if dims else 1
+    if not dims or have % parts:
+        raise ValueError(
+            f"{func}: multicast over {num_mc} CTAs: the tile's {n_boxes} box(es) do not divide among them, "
+            f"and the slowest box dimension's extent {have} is not divisible by {parts}"
+        )
+    return dims[-1], parts
+
+
 def _check_ints(name: str, values: tuple, lo: int) -> tuple[int, ...]:
     vals = tuple(values)
     for v in vals:
@@ -450,25 +475,17 @@ def make_tma_plan(
             f"({_SWIZZLE_BYTES[swizzle]} bytes)"
         )
 
-    # Multicast: split the slowest box dimension among the CTAs sharing the tile.
-    split_dim = None
-    if num_mc > 1:
-        split_dims = [j for j in range(rank) if box[j] > 1]
-        split_dim = split_dims[-1] if split_dims else None
-        if split_dim is None or box[split_dim] % num_mc:
-            have = box[split_dim] if split_dim is not None else 1
-            raise ValueError(
-                f"{func}: multicast over {num_mc} CTAs splits the slowest box dimension, whose extent {have} "
-                f"is not divisible by {num_mc}"
-            )
-        full_box = box[split_dim]
-        box[split_dim] = full_box // num_mc
-
-    # Enumerate the boxes of the tile.
+    # Multicast: the tile's boxes are shared out among the CTAs sharing the tile (see _multicast_split).
     tile_t = [tile_shape[i] for i in dim_order]
-    full = list(box)
-    if split_dim is not None:
-        full[split_dim] *= num_mc
+    n_whole = 1
+    for t, b in zip(tile_t, box, strict=True):
+        n_whole *= t // b
+    split_dim, parts = _multicast_split(box, n_whole, num_mc, func)
+    full = list(box)  # the extents of one unsplit box
+    if parts > 1:
+        box[split_dim] //= parts
+
+    # Enumerate the boxes of the tile (each unsplit box as `parts` sub-boxes along split_dim).
     counts = [t // b for t, b in zip(tile_t, full, strict=True)]
     boxes: list[TmaBox] = []
     for q in itertools.product(*(range(c) for c in counts)):
@@ -478,14 +495,17 @@ def make_tma_plan(
             if i < tile_rank:
                 crd[i] = origin_t[j]
         base = S(tuple(crd)) if tile_rank > 1 else S(crd[0])
-        for r in range(num_mc):
+        for p in range(parts):
             coords = list(origin_t)
             off_el = base
-            if split_dim is not None:
-                coords[split_dim] += r * box[split_dim]
-                off_el += r * box[split_dim] * packed[split_dim]
-            boxes.append(TmaBox(tuple(coords), off_el * nbytes, r))
-    boxes.sort(key=lambda b: (b.smem_offset, b.multicast_rank))
+            if p:
+                coords[split_dim] += p * box[split_dim]
+                off_el += p * box[split_dim] * packed[split_dim]
+            boxes.append(TmaBox(tuple(coords), off_el * nbytes, 0))
+    # CTA r of the multicast group issues the r-th of num_mc equal runs of boxes in shared-memory order
+    boxes.sort(key=lambda b: b.smem_offset)
+    share = len(boxes) // num_mc
+    boxes = [TmaBox(b.coords, b.smem_offset, k // share) for k, b in enumerate(boxes)]
     box_elems = 1
     for b in box:
         box_elems *= b
