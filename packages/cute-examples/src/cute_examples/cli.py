@@ -58,10 +58,8 @@ def _existing_path(text: str) -> str:
 
 
 def apply_bundle_flag(args: argparse.Namespace) -> None:
-    """Make the examples load kernels from args.bundle when it is given."""
+    """Make the examples load kernels from args.bundle (checked to exist by the parser) when it is given."""
     if args.bundle is not None:
-        if not os.path.exists(args.bundle):
-            raise SystemExit(f"error: --bundle {args.bundle!r} does not exist")
         from ._compiled import use_bundle
 
         use_bundle(args.bundle)
