@@ -77,6 +77,13 @@ def demo(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def configs(session: nox.Session) -> None:
+    """Compile all 1,728 GEMM configs through ptxas, one worker per core (`--jobs N`, `--sample N` after --)."""
+    _install_all(session)
+    session.run("python", "-m", "cute_examples.dense_gemm.configs", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def bench_layout(session: nox.Session) -> None:
     """Per-call cost of the common layout-algebra operations."""
     session.install("./packages/cute-layout")
