@@ -15,6 +15,7 @@ import pytest
 CLIS = {
     "python -m cute_nvarch.pictures": "cute_nvarch.pictures",
     "python -m cute_runtime": "cute_runtime.__main__",
+    "python -m cute_runtime.bench": "cute_runtime.bench",
     "python -m cute_examples": "cute_examples.__main__",
     "python -m cute_examples.build_bundle": "cute_examples.build_bundle",
     "python -m cute_examples.bench": "cute_examples.bench",

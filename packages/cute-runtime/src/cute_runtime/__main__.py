@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from . import __version__, driver
+from ._cli import Parser
 from .bundle import load_bundle
 from .errors import BundleError
 
@@ -43,22 +43,14 @@ def _bundle(path: str) -> int:
     return 0
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        first = message.strip().splitlines()[0] if message.strip() else "bad command line"
-        self.exit(2, f"{self.prog}: error: {first} (see --help)\n")
-
-
 def parser() -> argparse.ArgumentParser:
     """The command line: `info` and `bundle PATH`."""
-    parser = _Parser(
-        prog="cute-runtime", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = Parser(
+        prog="cute-runtime", description=__doc__,
         epilog="examples:\n  python -m cute_runtime info\n  python -m cute_runtime bundle build/aot",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                                parser_class=_Parser, help="info or bundle (default: none, required; example: info)")
+                                parser_class=Parser, help="info or bundle (default: none, required; example: info)")
     sub.add_parser("info", help="print the properties of every visible GPU",
                    description="Print the properties of every visible GPU as JSON (exit status 1 without one).")
     b = sub.add_parser("bundle", help="verify an AOT bundle and list its kernels",

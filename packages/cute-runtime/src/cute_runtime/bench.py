@@ -5,7 +5,6 @@ Run: python -m cute_runtime.bench [--n N] [--reps R] [--trials T]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import Any
 from cute_nvarch.entry import KernelEntry, Launch
 from cute_nvarch.params import Param
 
+from ._cli import Parser, int_at_least
 from .kernel import Kernel
 
 # c[i] = a[i] + b[i] for i < n, one thread per element (hand-written PTX, JIT-compiled by the driver); the
@@ -103,13 +103,21 @@ def _ctypes_launcher() -> Any:
     return fn
 
 
+def parser() -> Parser:
+    """The command line of the launch benchmark."""
+    p = Parser(prog="python -m cute_runtime.bench", description=__doc__,
+               epilog="example:\n  python -m cute_runtime.bench --n 4096 --trials 100")
+    for flag, default, example, what in (("--n", 1024, 4096, "elements per tensor"),
+                                         ("--reps", 100, 50, "calls per timed burst"),
+                                         ("--trials", 300, 100, "timed bursts")):
+        p.add_argument(flag, type=int_at_least(1), default=default, metavar="N",
+                       help=f"{what} (default: {default}; example: {flag} {example})")
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the per-call host time of each launch path next to torch.add's."""
-    parser = argparse.ArgumentParser(prog="python -m cute_runtime.bench", description=__doc__)
-    parser.add_argument("--n", type=int, default=1024, help="elements per tensor (default 1024)")
-    parser.add_argument("--reps", type=int, default=100, help="calls per timed burst (default 100)")
-    parser.add_argument("--trials", type=int, default=300, help="timed bursts (default 300)")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     import torch
 
     if not torch.cuda.is_available():
