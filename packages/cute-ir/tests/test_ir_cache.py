@@ -4,6 +4,7 @@ the source record decides which edits invalidate an entry (by content and module
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -229,6 +230,7 @@ def test_record_names_the_modules_the_build_reaches(cache_dir, user_package) -> 
     )
     assert "userk.other" not in record and "json" not in record and not any(m.startswith("mlir") for m in record)
     assert sources.unchanged(record)
+    assert sources.record(functools.partial(userk.kern.build)) == record  # the function's module, not functools
     assert record["userk.helper"] == hashlib.sha256(_USER_PACKAGE["userk/helper.py"].encode()).hexdigest()
 
 

@@ -3,8 +3,8 @@
     recorded = record(build, first_imported)   # at build time: {module name: sha256 of its source}
     unchanged(recorded)                          # at lookup: each module still has that source
 
-`record` takes the import closure of the build callable's module (and of the modules its closure cells,
-defaults and partial arguments come from), of the modules first imported while it ran, and of cute-ir's
+`record` takes the import closure of the build callable's module (and of the modules that define its closure
+cells, defaults and partial arguments, or their classes), of the modules first imported while it ran, and of cute-ir's
 compile path (`cute_ir.stages`, `cute_ir.cache`). The closure follows every import statement of a source,
 function-level ones too, the lazily loaded submodules that a package `__getattr__` names, and stops at the
 standard library and third-party packages (their versions key the cache elsewhere, or they do not shape the
@@ -178,7 +178,7 @@ def _module_name(obj: object) -> str | None:
 
 
 def _roots_of(build: object) -> list[str]:
-    """Modules of the build callable and of the functions, classes and modules it closes over or is bound to."""
+    """Modules of the build callable and of what it closes over or is bound to (the callable's module first)."""
     objs: list[object] = []
     fn = build
     for _ in range(4):  # functools.partial / bound methods / callable objects
@@ -190,7 +190,7 @@ def _roots_of(build: object) -> list[str]:
         fn = inner
     code_fn = fn if hasattr(fn, "__code__") else type(fn).__call__ if callable(fn) else None
     if code_fn is not None:
-        objs.append(code_fn)
+        objs.insert(0, code_fn)
         for cell in getattr(code_fn, "__closure__", None) or ():
             try:
                 objs.append(cell.cell_contents)
@@ -198,11 +198,10 @@ def _roots_of(build: object) -> list[str]:
                 pass
         objs += list(getattr(code_fn, "__defaults__", None) or ())
     names = []
-    for obj in objs:
-        if callable(obj) or isinstance(obj, type(sys)):
-            name = _module_name(obj)
-            if name is not None:
-                names.append(name)
+    for obj in objs:  # a function, class or module by where it is defined; any other value by its class
+        name = _module_name(obj if callable(obj) or isinstance(obj, type(sys)) else type(obj))
+        if name is not None:
+            names.append(name)
     return names
 
 
