@@ -1,14 +1,16 @@
 """The layers hold in every file under packages/ (sources and tests), and no package has an import loop.
 
-Every import counts: module-level, function-level, and the module names given to `pytest.importorskip`,
-`importlib.import_module` and `__import__` as string literals. The cycle check follows the explicit imports
-between the modules of one package (not the implicit import of a parent package's __init__, and not the
-imports under `if TYPE_CHECKING:`, which never run).
+Every import counts: module-level, function-level, the module names given to `pytest.importorskip`,
+`importlib.import_module` and `__import__` as string literals, and the imports of string literals that are
+Python code (snippets run with `python -c`). The cycle check follows the explicit imports
+between the modules of one package (not the implicit import of a parent package's __init__, not the
+imports under `if TYPE_CHECKING:`, which never run, nor those of snippets, which run in another process).
 """
 
 from __future__ import annotations
 
 import ast
+import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,6 +77,14 @@ def _imports(tree: ast.AST, module: str | None, is_package: bool) -> Iterator[tu
                 keep = len(parts) - node.level + (1 if is_package else 0)
                 base = ".".join(parts[:keep] + ([node.module] if node.module else []))
             yield base, [a.name for a in node.names], runs
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "import " in node.value:
+            try:  # code run in a subprocess (`python -c SNIPPET`) imports too
+                snippet = ast.parse(textwrap.dedent(node.value))
+            except SyntaxError:
+                snippet = None
+            if snippet is not None:
+                for imported, names, _ in _imports(snippet, None, False):  # another process: no import loop
+                    yield imported, names, False
         elif isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
@@ -176,12 +186,15 @@ def test_no_import_loop_inside_the_package(package: str) -> None:
 
 
 def test_the_scanner_sees_every_kind_of_import() -> None:
-    """Function-level, relative, dynamic and TYPE_CHECKING imports are all found; a loop is found."""
+    """Function-level, relative, dynamic, snippet and TYPE_CHECKING imports are all found; a loop is found."""
     src = (
         "import a.b\nfrom . import c\nfrom .d import e\nif TYPE_CHECKING:\n    from f import g\n"
         "def h():\n    from i import j\n    pytest.importorskip('k.l')\n    importlib.import_module('m')\n"
     )
+    src += 'CODE = "import n\\nprint(1)"\n'
     found = {(m, runs) for m, _, runs in _imports(ast.parse(src), "p.q", False)}
-    assert found == {("a.b", True), ("p", True), ("p.d", True), ("f", False), ("i", True), ("k.l", True), ("m", True)}
+    assert found == {
+        ("a.b", True), ("p", True), ("p.d", True), ("f", False), ("i", True), ("k.l", True), ("m", True), ("n", False)
+    }
     assert _cycles({"x": {"y"}, "y": {"z"}, "z": {"x"}, "w": {"x"}}) == [["x", "y", "z"]]
     assert _cycles({"x": {"y"}, "y": set()}) == []
