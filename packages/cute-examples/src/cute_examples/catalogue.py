@@ -33,9 +33,12 @@ def jobs(target: str, *, gemm: bool = True) -> list[Job]:
     out = _elementwise(target)
     if gemm and target == "sm_90a":
         from .dense_gemm.aot import aot_configs
+        from .dense_gemm.configs import gpu_test_configs
         from .dense_gemm.host import compile_gemm
 
-        out += [(cfg.name, functools.partial(compile_gemm, cfg, target)) for cfg in aot_configs()]
+        # aot_configs, then the multicast-split and random-problem GPU tests' configs (issue 9)
+        configs = {cfg.name: cfg for cfg in aot_configs() + gpu_test_configs()}
+        out += [(name, functools.partial(compile_gemm, cfg, target)) for name, cfg in configs.items()]
     return out
 
 

@@ -15,6 +15,7 @@ compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import random
@@ -29,10 +30,18 @@ from .spec import CLUSTER_SHAPES, TILE_M, TILE_N, GemmConfig
 
 __all__ = [
     "FORMERLY_FAILING",
+    "RANDOM_PROBLEM_COUNT",
+    "RANDOM_PROBLEM_SEED",
     "CompileResult",
+    "RandomProblem",
     "compile_config",
     "every_config",
+    "gemm_call_configs",
+    "gpu_test_configs",
     "main",
+    "multicast_split_configs",
+    "random_problem_configs",
+    "random_problems",
     "sample_configs",
     "sweep",
 ]
@@ -92,6 +101,119 @@ def sample_configs(count: int = 24, seed: int = SAMPLE_SEED) -> list[GemmConfig]
         picked.append(rng.choice([c for c in configs if in_class(c) and c not in picked]))
     rest = [c for c in configs if c not in picked]
     return picked + rng.sample(rest, count - len(picked))
+
+
+def multicast_split_configs() -> list[GemmConfig]:
+    """The GPU tests' configs of the formerly failing classes, at every tile, float16 and bfloat16.
+
+    Per A/B dtype and tile: A m-major under a 1x2 cluster (B k-major, C n-major), B n-major under 2x1 (A
+    k-major, C m-major) and both under 2x2 (C alternating); float32 accumulation, C of the input dtype.
+    """
+    out = []
+    for ab in ("float16", "bfloat16"):
+        for i, (tm, tn) in enumerate(itertools.product(TILE_M, TILE_N)):
+            for am, bm, cm, cluster in (
+                ("m", "k", "n", (1, 2)),
+                ("k", "n", "m", (2, 1)),
+                ("m", "n", "nm"[i % 2], (2, 2)),
+            ):
+                out.append(
+                    GemmConfig(
+                        a_dtype=ab, b_dtype=ab, c_dtype=ab, a_major=am, b_major=bm, c_major=cm,
+                        tile_m=tm, tile_n=tn, cluster_m=cluster[0], cluster_n=cluster[1],
+                    )
+                )
+    return out
+
+
+RANDOM_PROBLEM_SEED = 9
+RANDOM_PROBLEM_COUNT = 48
+
+
+@dataclass(frozen=True)
+class RandomProblem:
+    """One drawn GEMM call: sizes, dtypes, majors, whether 3-D (batched) and whether `out` is passed."""
+
+    m: int
+    n: int
+    k: int
+    l: int
+    ab_dtype: str
+    c_dtype: str
+    a_major: str
+    b_major: str
+    c_major: str  # "n" whenever out is not passed (gemm() allocates an N-major out)
+    batched: bool
+    out_given: bool
+
+
+def random_problems(count: int = RANDOM_PROBLEM_COUNT, seed: int = RANDOM_PROBLEM_SEED) -> list[RandomProblem]:
+    """`count` GEMM calls drawn with `seed`: odd and round sizes (log-uniform), majors, dtypes, batch counts."""
+    rng = random.Random(seed)
+
+    def size(top: int) -> int:
+        low = 0 if rng.random() < 0.25 else 7  # a quarter tiny (down to 1), the rest 128 and up
+        v = int(round(2 ** rng.uniform(low, top.bit_length() - 1)))
+        return v if rng.random() < 0.7 else max(1, v - v % 64)  # mostly odd, some tile multiples
+
+    out = []
+    for _ in range(count):
+        ab = rng.choice(("float16", "bfloat16"))
+        l = rng.choice((1, 1, 1, 2, 3, 5))
+        out_given = rng.random() < 0.5
+        out.append(
+            RandomProblem(
+                m=size(4096), n=size(4096), k=size(2048), l=l, ab_dtype=ab,
+                c_dtype=rng.choice((ab, ab, "float32")) if out_given else ab,
+                a_major=rng.choice("km"), b_major=rng.choice("kn"),
+                c_major=rng.choice("nm") if out_given else "n",
+                batched=l > 1 or rng.random() < 0.3, out_given=out_given,
+            )
+        )
+    return out
+
+
+def gemm_call_configs(problem: object, num_sms: int, acc_dtype: str = "float32") -> list[GemmConfig]:
+    """The configs `gemm()` asks for on a problem without tile, cluster, variant or tuned entry.
+
+    The cost model's choice (`choose_config`), and when C's contiguous extent ends inside a 16-byte chunk
+    also the choice for the N-major scratch output that gemm() stages such an output through (gemm() looks
+    up both kernels).
+    """
+    from .choice import GemmShape
+    from .host import _store_spills_past, choose_config
+
+    p = problem
+    shape = GemmShape(p.m, p.n, p.k, p.l, p.ab_dtype, p.c_dtype, p.a_major, p.b_major, p.c_major)
+    out = [choose_config(shape, acc_dtype, num_sms=num_sms)]
+    if _store_spills_past(shape):
+        out.append(choose_config(dataclasses.replace(shape, c_major="n"), acc_dtype, num_sms=num_sms))
+    return out
+
+
+def random_problem_configs() -> list[GemmConfig]:
+    """The configs `gemm()` chooses for `random_problems()` on 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe)."""
+    from .aot import BENCH_NUM_SMS
+
+    seen: dict[str, GemmConfig] = {}
+    for p in random_problems():
+        for sms in BENCH_NUM_SMS:
+            for cfg in gemm_call_configs(p, sms):
+                seen.setdefault(cfg.name, cfg)
+    return list(seen.values())
+
+
+def gpu_test_configs() -> list[GemmConfig]:
+    """Every config the multicast-split and random-problem GPU tests launch (for the AOT bundle)."""
+    seen: dict[str, GemmConfig] = {}
+    for cfg in multicast_split_configs():
+        seen.setdefault(cfg.name, cfg)
+        # gemm() stages an M-major C whose M ends inside a 16-byte chunk through an N-major scratch buffer
+        staged = dataclasses.replace(cfg, c_major="n")
+        seen.setdefault(staged.name, staged)
+    for cfg in random_problem_configs():
+        seen.setdefault(cfg.name, cfg)
+    return list(seen.values())
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,147 @@
+"""The multicast and random-problem GPU tests' kernels are planned here, into the bundle, without MLIR.
+
+`configs.gemm_call_configs` names the kernels `gemm()` asks for; here it is checked against the host's own
+steps (majors from strides, `choose_config`, the staged N-major output) on stand-in tensors, every such config
+is in the catalogue that `python -m cute_examples.build_bundle` writes, and a bundle miss raises
+KernelNotFoundError without compiling anything (what the GPU test turns into a failure).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import pytest
+import torch
+from cute_examples import _compiled
+from cute_examples.catalogue import jobs
+from cute_examples.dense_gemm import host
+from cute_examples.dense_gemm.aot import BENCH_NUM_SMS
+from cute_examples.dense_gemm.configs import (
+    FORMERLY_FAILING,
+    gemm_call_configs,
+    gpu_test_configs,
+    multicast_split_configs,
+    random_problem_configs,
+    random_problems,
+)
+from cute_examples.dense_gemm.spec import TILE_M, TILE_N, GemmConfig
+from cute_runtime import KernelNotFoundError
+
+_TORCH = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
+
+
+class FakeCuda:
+    """A stand-in for a CUDA tensor: shape, strides, dtype, a 16-byte aligned address."""
+
+    is_cuda = True
+
+    def __init__(self, shape, stride, dtype):
+        self.shape, self._stride, self.dtype = tuple(shape), tuple(stride), dtype
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self._stride
+
+    def data_ptr(self):
+        return 1 << 20
+
+
+def _tensor(l, rows, cols, contiguous_cols, dtype, batched):
+    """An (l, rows, cols) tensor with a 16-byte padded leading dimension, as the GPU tests allocate it."""
+    e = torch.empty((), dtype=_TORCH[dtype]).element_size()
+    inner, outer = (cols, rows) if contiguous_cols else (rows, cols)
+    ld = -(-inner * e // 16) * 16 // e
+    stride = (outer * ld, ld, 1) if contiguous_cols else (outer * ld, 1, ld)
+    shape = (l, rows, cols)
+    if not batched:
+        shape, stride = shape[1:], stride[1:]
+    return FakeCuda(shape, stride, _TORCH[dtype])
+
+
+@pytest.mark.parametrize("sms", BENCH_NUM_SMS)
+def test_gemm_call_configs_follow_the_host_steps(sms):
+    for p in random_problems():
+        a = _tensor(p.l, p.m, p.k, p.a_major == "k", p.ab_dtype, p.batched)
+        b = _tensor(p.l, p.k, p.n, p.b_major == "n", p.ab_dtype, p.batched)
+        c = _tensor(p.l, p.m, p.n, p.c_major == "n", p.c_dtype, p.batched)
+        problem = host.problem_of(a, b, c)
+        assert (problem.a_major, problem.b_major, problem.c_major) == (p.a_major, p.b_major, p.c_major), p
+        want = [host.choose_config(problem, "float32", None, None, sms, "fast")]
+        if host._store_spills_past(problem):  # gemm() stages C through an N-major scratch output
+            staged = host.problem_of(a, b, _tensor(p.l, p.m, p.n, True, p.c_dtype, p.batched))
+            want.append(host.choose_config(staged, "float32", None, None, sms, "fast"))
+        assert [x.name for x in gemm_call_configs(p, sms)] == [x.name for x in want], p
+
+
+def test_random_problems_are_seeded_and_varied():
+    ps = random_problems()
+    assert ps == random_problems() and len(ps) == 48
+    assert {p.ab_dtype for p in ps} == {"float16", "bfloat16"} and "float32" in {p.c_dtype for p in ps}
+    assert {(p.a_major, p.b_major) for p in ps} == set(itertools.product("km", "kn"))
+    assert {p.c_major for p in ps if p.out_given} == {"n", "m"}
+    assert {p.batched for p in ps} == {True, False} and max(p.l for p in ps) > 1
+    assert any(p.m % 8 or p.n % 8 or p.k % 8 for p in ps)
+    chosen = random_problem_configs()
+    assert any(c.cluster_size > 1 for c in chosen) and len({(c.tile_m, c.tile_n) for c in chosen}) >= 4
+
+
+def test_multicast_configs_cover_every_formerly_failing_class_at_every_tile():
+    mc = multicast_split_configs()
+    for name, in_class in FORMERLY_FAILING:  # each class at every tile it has
+        tiles = {(c.tile_m, c.tile_n) for c in mc if in_class(c)}
+        if name.startswith("A"):
+            assert tiles == {(128, tn) for tn in TILE_N}, name
+        else:
+            assert tiles == {(tm, tn) for tm in TILE_M for tn in TILE_N if tn >= 128}, name
+    for ab, (tm, tn) in itertools.product(("float16", "bfloat16"), itertools.product(TILE_M, TILE_N)):
+        here = [c for c in mc if c.a_dtype == ab and (c.tile_m, c.tile_n) == (tm, tn)]
+        assert any(c.a_major == "m" and c.cluster_n == 2 for c in here)
+        assert any(c.b_major == "n" and c.cluster_m == 2 for c in here)
+
+
+def test_the_bundle_catalogue_holds_every_gpu_test_config():
+    labels = {label for label, _ in jobs("sm_90a")}
+    missing = [c.name for c in gpu_test_configs() if c.name not in labels]
+    assert not missing
+    for p in random_problems():
+        for sms in BENCH_NUM_SMS:
+            assert all(c.name in labels for c in gemm_call_configs(p, sms)), p
+    for c in multicast_split_configs():
+        assert dataclasses.replace(c, c_major="n").name in labels
+
+
+def _write_bundle(directory, cfg):
+    """A bundle of one (fake) GEMM kernel, written with cute-nvarch's bundle format (no MLIR, no cute-ir)."""
+    from cute_nvarch.bundle_format import dump_manifest, make_manifest, manifest_kernel
+    from cute_nvarch.entry import KernelEntry, Launch
+    from cute_nvarch.params import Param
+
+    params = tuple(Param(n, "tma") for n in ("a_desc", "b_desc", "c_desc")) + tuple(
+        Param(n, "i32") for n in ("m", "n", "k", "l", "raster_along_n", "swizzle_log")
+    )
+    launch = Launch((cfg.num_threads, 1, 1), (cfg.cluster_m, cfg.cluster_n, 1), cfg.smem_bytes(cfg.num_stages))
+    entry = KernelEntry(cfg.name, "sm_90a", params, launch, cfg.spec())
+    ptx = f".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry {cfg.name}()\n{{\n ret;\n}}\n"
+    kernel, files = manifest_kernel(entry, b"\x7fELF not a real cubin", ptx.encode())
+    directory.mkdir()
+    for name, data in files.items():
+        (directory / name).write_bytes(data)
+    (directory / "manifest.json").write_bytes(dump_manifest(make_manifest([kernel])))
+    return directory
+
+
+def test_a_bundle_miss_raises_and_compiles_nothing(tmp_path):
+    bundled, other = GemmConfig(a_major="m", cluster_n=2), GemmConfig(b_major="n", cluster_m=2)
+    built = []
+    _compiled.use_bundle(str(_write_bundle(tmp_path / "b", bundled)))
+    try:
+        kernel = _compiled.kernel_for(bundled.spec(), built.append, (9, 0))
+        assert kernel is not None
+        with pytest.raises(KernelNotFoundError, match="no kernel for spec"):
+            _compiled.kernel_for(other.spec(), built.append, (9, 0))
+    finally:
+        _compiled.use_bundle(None)
+    assert built == []  # with a bundle active the runtime never falls back to compiling
