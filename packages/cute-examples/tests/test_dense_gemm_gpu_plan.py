@@ -145,3 +145,25 @@ def test_a_bundle_miss_raises_and_compiles_nothing(tmp_path):
     finally:
         _compiled.use_bundle(None)
     assert built == []  # with a bundle active the runtime never falls back to compiling
+
+
+@pytest.mark.parametrize("name", [n for n, _ in FORMERLY_FAILING])
+def test_host_encodes_the_plans_box_for_the_multicast_classes(monkeypatch, name):
+    """tensor_maps() encodes each operand with the box extents of cute-nvarch's (multicast) plan."""
+    from cute_examples.dense_gemm.plan import tma_boxes
+
+    cfg = next(c for c in multicast_split_configs() if dict(FORMERLY_FAILING)[name](c))
+    calls = []
+    monkeypatch.setattr("cute_runtime.encode_tiled", lambda *args: calls.append(args) or args)
+    p = random_problems()[0]
+    p = dataclasses.replace(p, ab_dtype=cfg.a_dtype, c_dtype=cfg.c_dtype, a_major=cfg.a_major,
+                            b_major=cfg.b_major, c_major=cfg.c_major, m=300, n=200, k=136, l=2, batched=True)
+    a = _tensor(p.l, p.m, p.k, p.a_major == "k", p.ab_dtype, True)
+    b = _tensor(p.l, p.k, p.n, p.b_major == "n", p.ab_dtype, True)
+    c = _tensor(p.l, p.m, p.n, p.c_major == "n", p.c_dtype, True)
+    host.tensor_maps(host.problem_of(a, b, c), cfg)
+    plans = tma_boxes(cfg)
+    assert [tuple(x[5]) for x in calls] == [(*op.box_dims, 1) for op in plans]
+    assert [x[8] for x in calls] == [op.swizzle for op in plans]
+    shared = plans[0] if name.startswith("A") else plans[1]
+    assert shared.box_dims == (64, 64) and shared.multicast == 2
