@@ -78,9 +78,9 @@ def test_warm_process_never_imports_mlir(cache_dir) -> None:  # noqa: ANN001
     assert name == art.name and int(size) == len(art.cubin) and hits == "1"
 
 
-@pytest.mark.parametrize("damage", ["cubin", "ptx", "json-truncated", "json-key", "missing-cubin"])
+@pytest.mark.parametrize("damage", ["cubin", "ptx", "json-truncated", "json-key", "missing-cubin", "index"])
 def test_corrupt_entry_is_rebuilt_and_overwritten(cache_dir, damage: str) -> None:  # noqa: ANN001
-    """Any damage (payload bytes, truncated/alien JSON, missing file) means rebuild, never trust."""
+    """Any damage (payload bytes, truncated/alien JSON, missing file, a truncated index) means rebuild."""
     good = cute_ir.compile_kernel(K.spec_for(6), K.builder(6), "sm_80")
     files = {p.suffix: p for p in _entry_files(cache_dir) if not p.name.endswith(".sources.json")}
     if damage == "cubin":
@@ -91,6 +91,9 @@ def test_corrupt_entry_is_rebuilt_and_overwritten(cache_dir, damage: str) -> Non
         files[".ptx"].write_text(files[".ptx"].read_text().replace("mul", "add", 1))
     elif damage == "json-truncated":
         files[".json"].write_bytes(files[".json"].read_bytes()[:40])
+    elif damage == "index":
+        index = next(p for p in _entry_files(cache_dir) if p.name.endswith(".sources.json"))
+        index.write_bytes(index.read_bytes()[:30])
     elif damage == "json-key":
         meta = json.loads(files[".json"].read_text())
         meta["key"] = "0" * 64
