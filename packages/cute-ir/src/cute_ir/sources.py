@@ -211,6 +211,7 @@ def record(build: object, first_imported: list[str] | tuple[str, ...] = ()) -> d
     roots = build_roots + [n for n in first_imported if n != "__main__"] + list(COMPILE_PATH)
     own = (PROJECT | {build_roots[0].split(".")[0]}) if build_roots else PROJECT
     top_tracked: dict[str, bool] = {}
+    resolve = functools.lru_cache(maxsize=None)(module_file)  # names repeat across a closure's sources
 
     def tracked_top(name: str) -> bool:
         top = name.split(".")[0]
@@ -229,7 +230,7 @@ def record(build: object, first_imported: list[str] | tuple[str, ...] = ()) -> d
         if name in seen:
             continue
         seen.add(name)
-        path = module_file(name)
+        path = resolve(name)
         if path is None or not _tracked(name, path, own):
             continue
         sha = source_hash(path)
@@ -240,7 +241,7 @@ def record(build: object, first_imported: list[str] | tuple[str, ...] = ()) -> d
         for module, items in _imports_of(path, st.st_mtime_ns, st.st_size, name):
             if not tracked_top(module):
                 continue
-            submodules = [f"{module}.{i}" for i in items if i.isidentifier() and module_file(f"{module}.{i}")]
+            submodules = [f"{module}.{i}" for i in items if i.isidentifier() and resolve(f"{module}.{i}")]
             todo += submodules
             if len(submodules) < len(items) or not items:  # names taken from the module itself
                 todo.append(module)
