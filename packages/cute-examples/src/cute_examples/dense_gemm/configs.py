@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from .aot import dtype_combinations
-from .spec import CLUSTER_SHAPES, TILE_M, TILE_N, GemmConfig
+from .spec import AB_DTYPES, CLUSTER_SHAPES, TILE_M, TILE_N, GemmConfig
 
 __all__ = [
     "FORMERLY_FAILING",
@@ -82,7 +82,7 @@ def _b_split(cfg: GemmConfig) -> bool:
 # the classes whose multicast TMA boxes two planners split differently (issue 9): (name, predicate)
 FORMERLY_FAILING: tuple[tuple[str, Callable[[GemmConfig], bool]], ...] = tuple(
     (f"{what} {ab}", lambda c, ab=ab, test=test: c.a_dtype == ab and test(c))
-    for ab in ("float16", "bfloat16")
+    for ab in AB_DTYPES
     for what, test in (
         ("A m-major, tile_m 128, cluster_n 2", _a_split),
         ("B n-major, tile_n >= 128, cluster_m 2", _b_split),
@@ -110,7 +110,7 @@ def multicast_split_configs() -> list[GemmConfig]:
     k-major, C m-major) and both under 2x2 (C alternating); float32 accumulation, C of the input dtype.
     """
     out = []
-    for ab in ("float16", "bfloat16"):
+    for ab in AB_DTYPES:
         for i, (tm, tn) in enumerate(itertools.product(TILE_M, TILE_N)):
             for am, bm, cm, cluster in (
                 ("m", "k", "n", (1, 2)),
@@ -158,7 +158,7 @@ def random_problems(count: int = RANDOM_PROBLEM_COUNT, seed: int = RANDOM_PROBLE
 
     out = []
     for _ in range(count):
-        ab = rng.choice(("float16", "bfloat16"))
+        ab = rng.choice(AB_DTYPES)
         l = rng.choice((1, 1, 1, 2, 3, 5))
         out_given = rng.random() < 0.5
         out.append(
