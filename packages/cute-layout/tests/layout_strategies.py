@@ -202,3 +202,51 @@ def cpp_composition(lhs: Layout, rhs: Layout) -> Layout | None:
 
     r = tree(rhs.shape, rhs.stride)
     return None if r is None else Layout(*r)
+
+
+def cpp_complement(layout: Layout, cotarget: Any) -> Layout | None:
+    """CuTe C++'s complement (``detail::complement``), transcribed without this package's checks.
+
+    Filter (drop stride-0 and size-1 modes) and coalesce, sort by stride, take the floored gap below each
+    mode, then the rest up to the cotarget; coalesce. Returns None where CuTe asserts "Non-injective
+    Layout" (a gap of 0).
+    """
+    from cute_layout import ceil_div, coalesce
+
+    modes: list = []
+    for s, d in zip(leaves(layout.shape), leaves(layout.stride)):  # noqa: B905
+        if s == 1 or d == 0:
+            continue
+        if modes and modes[-1][0] * modes[-1][1] == d:
+            modes[-1] = (modes[-1][0] * s, modes[-1][1])
+        else:
+            modes.append((s, d))
+    if not modes:
+        return coalesce(Layout(product(cotarget) if isinstance(cotarget, tuple) else cotarget))
+    modes.sort(key=lambda m: m[1])
+    shapes, strides, cur = [], [], 1
+    for s, d in modes:
+        if d // cur == 0:
+            return None
+        shapes.append(d // cur)
+        strides.append(cur)
+        cur = s * d
+    shapes.append(product(ceil_div(cotarget, cur)))
+    strides.append(cur)
+    return coalesce(Layout(tuple(shapes), tuple(strides)))
+
+
+def complement_is_lawful(layout: Layout, r: Layout, cotarget: Any) -> bool:
+    """NVIDIA's post-conditions of a complement, by enumeration: covering, ordered, disjoint, (A, R) injective."""
+    from cute_layout import cosize, filter, make_layout
+
+    if cosize(make_layout(layout, r)) < product(cotarget):  # covering
+        return False
+    ri = image(r)
+    if any(ri[i - 1] >= ri[i] for i in range(1, len(ri))):  # ordered
+        return False
+    img = set(image(layout))
+    if any(v in img for v in ri[1:]):  # disjoint
+        return False
+    both = image(make_layout(filter(layout), r))
+    return len(set(both)) == len(both)  # (filter(A), R) injective

@@ -120,7 +120,7 @@ def test_blocked_and_raked_products_doc_examples() -> None:
     assert cl.raked_product(block, tiler) == Layout(((3, 2), (4, 5)), ((10, 5), (30, 1)))
     # ranks are padded to the larger one
     assert cl.blocked_product(Layout(4, 1), Layout((2, 3))) == Layout(((4, 2), (1, 3)), ((1, 4), (0, 8)))
-    assert cl.blocked_product(Layout(4, 1), Layout(3, 1)) == Layout((4, 3), (1, 4))
+    assert cl.blocked_product(Layout(4, 1), Layout(3, 1)) == Layout(((4, 3),), ((1, 4),))  # rank 1, as CuTe
 
 
 def test_tile_to_shape() -> None:

@@ -15,7 +15,9 @@ these functions raise ``ValueError`` naming the operands and the condition that 
   say), that result is confirmed by enumerating the rhs domain (up to 2**14 points) and returned.
   The lhs is extended past its size along its last mode (CuTe's coalesce_x). Negative rhs strides
   use CuTe's truncating division: ``A(-x) == -A(x)``.
-* complement rejects negative strides and modes that overlap or do not nest.
+* complement returns CuTe's complement (a floored gap where a stride is not a multiple of the span
+  below it) when it is lawful, and rejects negative strides, overlapping modes (CuTe's "Non-injective
+  Layout" assertion) and results that do not cover the cotarget.
 * left_inverse rejects strides that fail CuTe's left-inverse divisibility condition, and layouts
   whose non-zero modes overlap (not injective: CuTe's quasi-inverse can be wrong there). Stride-0
   modes are ignored, so ``layout(R(layout(i))) == layout(i)`` still holds for broadcast layouts.
@@ -493,7 +495,17 @@ def _check_cotarget(c: Any) -> None:
 
 
 def _complement_sd(fs: tuple, fd: tuple, cotarget: Any, who: Any) -> tuple[Any, Any]:
-    """(shape, stride) of the complement of the flat layout fs:fd (named `who` in errors)."""
+    """(shape, stride) of CuTe's complement of the flat layout fs:fd (named `who` in errors).
+
+    CuTe C++ (``detail::complement``): drop stride-0 and size-1 modes, coalesce, sort by stride, and
+    for each mode s:d emit the gap ``d // cur`` at stride ``cur`` (then ``cur = s * d``), then the rest
+    ``ceil_div(cotarget, cur)`` at stride ``cur``; coalesce. Where a stride does not divide evenly the
+    floor leaves a hole, and the result is returned only if it is still lawful: a gap of 0 (CuTe's
+    "Non-injective Layout" assertion) or a result that does not cover the cotarget raises ValueError.
+    With every gap >= 1 the completed layout ``(layout, result)`` sorted by stride has each stride at
+    least the span of the modes below it, so it is ordered and injective (the result is ordered and
+    disjoint from the layout's image); covering is the remaining condition, checked exactly.
+    """
     pairs: list = []
     ps = pd = 0
     for s, d in zip(fs, fd):  # noqa: B905
@@ -523,18 +535,19 @@ def _complement_sd(fs: tuple, fd: tuple, cotarget: Any, who: Any) -> tuple[Any, 
     cur = 1
     rs: list = []
     rd: list = []
+    span = 1  # 1 + the largest value of the completed layout so far (its cosize), when a gap was floored
+    exact = True
     for d, s in pairs:
-        if d % cur:
-            if d < cur:
-                raise ValueError(
-                    f"complement: the modes of {who} overlap (stride {d} lies inside the span {cur} "
-                    f"of the modes below it)"
-                )
+        q = d // cur
+        if q == 0:
             raise ValueError(
-                f"complement: the modes of {who} do not nest (stride {d} is not a multiple of {cur})"
+                f"complement: the modes of {who} overlap (stride {d} lies inside the span {cur} "
+                f"of the modes below it; CuTe asserts 'Non-injective Layout')"
             )
-        if d != cur:
-            q = d // cur
+        if q * cur != d:
+            exact = False
+        span += (q - 1) * cur + (s - 1) * d
+        if q != 1:
             if rs and rs[-1] * rd[-1] == cur:
                 rs[-1] *= q
             else:
@@ -547,6 +560,14 @@ def _complement_sd(fs: tuple, fd: tuple, cotarget: Any, who: Any) -> tuple[Any, 
         rest = ceil_div(cotarget, cur)
         if type(rest) is tuple:
             rest = product(rest)
+    if not exact:
+        need = static_int(product(cotarget), "complement", "the cotarget (a stride leaves a hole)")
+        rest_i = static_int(rest, "complement", "the cotarget (a stride leaves a hole)")
+        if span + (rest_i - 1) * cur < need:
+            raise ValueError(
+                f"complement: the complement of {who} does not cover the cotarget {cotarget}: its strides leave "
+                f"holes, and {who} with CuTe's complement reaches only {span + (rest_i - 1) * cur} points"
+            )
     if type(rest) is not int:
         rs.append(rest)
         rd.append(cur)

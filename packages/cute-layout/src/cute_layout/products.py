@@ -94,16 +94,25 @@ def _pad_rank(layout: Layout, r: int) -> Layout:
 
 
 def _zip2(a: Layout, b: Layout) -> Layout:
-    """CuTe's zip of two layouts of equal rank: ((a0,b0), (a1,b1), ...); rank-1 int modes give (a, b)."""
-    if type(a.shape) is tuple:
-        return _mk(
-            tuple(zip(a.shape, b.shape)),  # noqa: B905
-            tuple(zip(a.stride, b.stride)),  # noqa: B905
-        )
-    return _mk((a.shape, b.shape), (a.stride, b.stride))
+    """CuTe's zip of two layouts of equal rank (tuple shapes): ((a0,b0), (a1,b1), ...)."""
+    return _mk(
+        tuple(zip(a.shape, b.shape)),  # noqa: B905
+        tuple(zip(a.stride, b.stride)),  # noqa: B905
+    )
+
+
+def _as_rank(layout: Layout, r: int) -> Layout:
+    """CuTe's append<R>(layout) with a tuple shape: a rank-1 int mode becomes a 1-tuple, then 1:0 pads to r."""
+    s = layout.shape if type(layout.shape) is tuple else (layout.shape,)
+    d = layout.stride if type(layout.stride) is tuple else (layout.stride,)
+    k = r - len(s)
+    if k <= 0:
+        return _mk(s, d)
+    return _mk(s + (1,) * k, d + (0,) * k)
 
 
 def _rank_product(block: Any, tiler: Any, func: str, raked: bool) -> Layout:
+    """zip(logical_product(append<R>(block), append<R>(tiler))): rank(result) == max of the ranks (CuTe)."""
     if type(block) is not Layout:
         return _delegate(block, func, func, tiler)
     if type(tiler) is not Layout:
@@ -111,12 +120,7 @@ def _rank_product(block: Any, tiler: Any, func: str, raked: bool) -> Layout:
     if type(tiler) is not Layout:
         raise TypeError(f"{func}: the tiler must be a Layout or a shape, got {tiler!r}")
     r = max(block.rank(), tiler.rank())
-    pb, pt = _pad_rank(block, r), _pad_rank(tiler, r)
-    if r == 1 and (type(pb.shape) is tuple) != (type(pt.shape) is tuple):
-        if type(pb.shape) is not tuple:
-            pb = _mk((pb.shape,), (pb.stride,))
-        else:
-            pt = _mk((pt.shape,), (pt.stride,))
+    pb, pt = _as_rank(block, r), _as_rank(tiler, r)
     result = _logical_product(pb, pt)
     first = _mk(result.shape[0], result.stride[0])
     second = _mk(result.shape[1], result.stride[1])
