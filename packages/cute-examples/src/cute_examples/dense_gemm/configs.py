@@ -28,6 +28,10 @@ from dataclasses import dataclass
 from .aot import dtype_combinations
 from .spec import AB_DTYPES, CLUSTER_SHAPES, TILE_M, TILE_N, GemmConfig
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ..cli import Parser
+
 __all__ = [
     "FORMERLY_FAILING",
     "RANDOM_PROBLEM_COUNT",
@@ -265,8 +269,8 @@ def _report(res: CompileResult) -> None:
         print(f"SPILLS {res.name}: {res.spill_bytes} bytes", flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Compile every config (or a seeded sample) and print how many compiled and how many spill."""
+def parser() -> Parser:
+    """The command line of the config sweep."""
     from ..cli import make_parser, number, option
 
     p = make_parser(
@@ -283,7 +287,12 @@ def main(argv: list[str] | None = None) -> int:
     option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=len(every_config()) + 1), default=None,
            example="30", shown="all 1728", help="compile a seeded sample of this many configs instead")
     option(p, "--seed", type=number(int, 0), default=SAMPLE_SEED, example="3", help="the sample's seed")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compile every config (or a seeded sample) and print how many compiled and how many spill."""
+    args = parser().parse_args(argv)
     configs = every_config() if args.sample is None else sample_configs(args.sample, args.seed)
     t0 = time.perf_counter()
     results = sweep(configs, args.jobs, _report)
