@@ -128,3 +128,46 @@ def test_docs_pictures_are_up_to_date(tmp_path: Path, capsys: pytest.CaptureFixt
             f"{committed} is stale: run {' '.join(shlex.quote(c) for c in command)}"
         )
     capsys.readouterr()
+
+
+# ------------------------------------------------------------------------------------------------
+# the CLI contract (issue 17): every option documented with its default and an example, usage errors exit 2
+# ------------------------------------------------------------------------------------------------
+
+from cute_layout.__main__ import _parser  # noqa: E402
+from cute_layout.cli_contract import documented_actions, run_contract  # noqa: E402
+
+_ACTIONS = documented_actions(_parser())
+_IDS = [a.option_strings[0] if a.option_strings else a.dest for a in _ACTIONS]
+
+
+@pytest.mark.parametrize("action", _ACTIONS, ids=_IDS)
+def test_every_option_is_documented_and_misuse_exits_2(action, capsys: pytest.CaptureFixture[str]) -> None:
+    run_contract(_parser(), main, action, capsys)
+
+
+def test_help_exits_0_and_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "default: 1024" in out and "e.g." in out
+
+
+@pytest.mark.parametrize(
+    "argv", [["--max-cells", "0"], ["--max-cells", "-3"], ["(4,2)", "--svg", "/no/such/dir/x.svg"]]
+)
+def test_bad_values_exit_2_with_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_usage_error_is_checked_before_the_expression_language_loads() -> None:
+    code = (
+        "import sys\n"
+        "from cute_layout.__main__ import main\n"
+        "status = main(['--max-cells', 'x'])\n"
+        "assert status == 2, status\n"
+        "assert 'cute_layout.expr' not in sys.modules and 'cute_layout.picture' not in sys.modules\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr

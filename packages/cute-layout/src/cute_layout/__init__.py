@@ -6,6 +6,8 @@ Operations follow CuTe C++ semantics and raise ValueError instead of returning a
 
 from __future__ import annotations
 
+from typing import Any
+
 from .__about__ import __version__
 from ._memo import cache_sizes, clear_caches, memoize
 from .algebra import (
@@ -13,6 +15,7 @@ from .algebra import (
     complement,
     composition,
     downcast,
+    evenly_divides,
     filter,
     filter_zeros,
     left_inverse,
@@ -61,7 +64,6 @@ from .int_tuple import (
     elem_leq,
     elem_less,
     elem_scale,
-    evenly_divides,
     flatten,
     has_none,
     idx2crd,
@@ -119,6 +121,7 @@ from .products import (
     tiled_product,
     zipped_product,
 )
+from .swizzle import ComposedLayout, Swizzle, make_composed_layout, make_swizzle, max_alignment
 from .tv import make_layout_tv
 
 __all__ = [
@@ -236,25 +239,32 @@ __all__ = [
     "make_layout_tv",
 ]
 
-# Swizzles, composed layouts, pictures and the expression language live in modules of their own;
-# their names are exported when the modules are present.
-try:
-    from .swizzle import ComposedLayout, Swizzle, make_composed_layout, make_swizzle, max_alignment
+__all__ += ["Swizzle", "ComposedLayout", "make_swizzle", "make_composed_layout", "max_alignment"]
 
-    __all__ += ["Swizzle", "ComposedLayout", "make_swizzle", "make_composed_layout", "max_alignment"]
-except ImportError:  # pragma: no cover - optional module
-    pass
+# Pictures and the expression language load on first use: `import cute_layout` stays cheap.
+_LAZY = {
+    "format_layout": "picture",
+    "print_layout": "picture",
+    "to_svg": "picture",
+    "to_svg_tv": "picture",
+    "ExprError": "expr",
+    "parse": "expr",
+    "evaluate": "expr",
+}
+__all__ += list(_LAZY)
 
-try:
-    from .picture import format_layout, print_layout, to_svg, to_svg_tv
 
-    __all__ += ["format_layout", "print_layout", "to_svg", "to_svg_tv"]
-except ImportError:  # pragma: no cover - optional module
-    pass
+def __getattr__(name: str) -> Any:
+    """Load a picture or expression-language name from its module on first access."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cute_layout' has no attribute {name!r}")
+    import importlib
 
-try:
-    from .expr import ExprError, evaluate, parse
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
-    __all__ += ["ExprError", "parse", "evaluate"]
-except ImportError:  # pragma: no cover - optional module
-    pass
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

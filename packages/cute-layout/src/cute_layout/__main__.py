@@ -9,12 +9,9 @@ function or a bad command line, 1 when the algebra rejects the operands or the p
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Any
-
-from .expr import ExprError, evaluate, format_value, functions
-from .layout import LayoutBase
-from .picture import format_layout, to_svg, to_svg_tv
+from typing import Any, NoReturn
 
 __all__ = ["main"]
 
@@ -44,14 +41,14 @@ def _error(message: str, status: int) -> int:
 
 def _rank2_extents(value: Any) -> tuple[int, int] | None:
     """Return (M, N) for a rank-2 layout with static mode sizes, else None."""
-    import cute_layout
+    from .layout import LayoutBase, size
 
     if not isinstance(value, LayoutBase) or not hasattr(value, "shape"):
         return None
     shape = value.shape
     if not isinstance(shape, tuple) or len(shape) != 2:
         return None
-    m, n = cute_layout.size(shape[0]), cute_layout.size(shape[1])
+    m, n = size(shape[0]), size(shape[1])
     if type(m) is not int or type(n) is not int:
         return None
     return m, n
@@ -68,26 +65,76 @@ def _is_tv_pair(value: Any) -> bool:
     )
 
 
+def _positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keep the epilog's layout; wrap option help as usual."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit status 2) and no usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message.splitlines()[0] if message else 'bad command line'}\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=f"python -m {_PROG}",
         description="Evaluate a CuTe layout expression, e.g. \"zipped_divide((8,8):(8,1), (2,4))\".",
         epilog=_NOTATION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_Formatter,
     )
-    parser.add_argument("expression", nargs="?", help="layout expression in CuTe's notation")
-    parser.add_argument("--svg", metavar="OUT", help="write a picture of the result to this SVG file")
-    parser.add_argument("--max-cells", type=int, default=1024, metavar="N",
-                        help="print the 2-D table only up to N cells (default 1024)")
-    parser.add_argument("--no-table", action="store_true", help="never print the 2-D table")
-    parser.add_argument("--list", action="store_true", help="list the functions an expression may call")
+    parser.add_argument(
+        "expression", nargs="?", default=None,
+        help="layout expression in CuTe's notation (default: none; required unless --list), "
+        "e.g. \"composition((8,8):(8,1), 2:3)\"",
+    )
+    parser.add_argument(
+        "--svg", metavar="OUT", default=None,
+        help="write a picture of the result to this SVG file (default: none, no picture), e.g. --svg tv.svg",
+    )
+    parser.add_argument(
+        "--max-cells", type=_positive_int, default=1024, metavar="N",
+        help="print the 2-D table only up to N cells (default: 1024), e.g. --max-cells 4096",
+    )
+    parser.add_argument(
+        "--no-table", action="store_true", default=False,
+        help="never print the 2-D table (default: off, the table is printed), e.g. --no-table",
+    )
+    parser.add_argument(
+        "--list", action="store_true", default=False,
+        help="list the functions an expression may call and exit (default: off), e.g. --list",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line and return its exit status."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, its one line already printed)
+        return int(exc.code or 0)
+    if args.svg is not None:
+        folder = os.path.dirname(os.path.abspath(args.svg))
+        if not os.path.isdir(folder):
+            return _error(f"argument --svg: the folder {folder} does not exist", 2)
+    # the arguments are checked: now load the expression language and the pictures
+    from .expr import ExprError, evaluate, format_value, functions
+    from .layout import LayoutBase
+    from .picture import format_layout, to_svg, to_svg_tv
+
     if args.list:
         print("\n".join(sorted(functions())))
         return 0

@@ -16,6 +16,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .layout import Layout
+
 __all__ = ["memoize", "clear_caches", "cache_sizes", "is_static_arg", "MAX_ENTRIES"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,7 +28,6 @@ MAX_ENTRIES = 1 << 16
 _CACHES: dict[str, dict[Any, Any]] = {}
 
 
-_LAYOUT: Any = None  # the Layout class, set by the first `memoize` (layout.py does not import this module)
 
 
 def is_static_arg(x: Any) -> bool:
@@ -34,7 +35,7 @@ def is_static_arg(x: Any) -> bool:
     t = type(x)
     if t is int or x is None:
         return True
-    if t is _LAYOUT:
+    if t is Layout:
         st = x._st
         return x._cute_static if st is None else st
     if t is tuple:
@@ -58,10 +59,6 @@ def memoize(fn: F) -> F:
     Only calls whose arguments are all static are looked up and stored (see `is_static_arg`); layouts
     enter the key as tokens shared by equal layouts, so a lookup hashes in C only.
     """
-    global _LAYOUT
-    from .layout import Layout  # imported here: layout does not import this module
-
-    _LAYOUT = Layout
     cache: dict[Any, Any] = {}
     _CACHES[f"{fn.__module__}.{fn.__qualname__}"] = cache
     static = is_static_arg
@@ -135,7 +132,7 @@ def _tuple_key(t: tuple) -> Any:
         te = type(e)
         if te is int or e is None:
             out.append(e)
-        elif te is _LAYOUT:
+        elif te is Layout:
             k = e._k
             if k is None:
                 k = e._key()

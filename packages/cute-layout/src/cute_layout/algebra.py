@@ -38,10 +38,11 @@ from .int_tuple import (
     compact_col_major,
     is_int,
     product,
+    rank,
     repeat_like,
     static_int,
 )
-from .layout import Layout, LayoutBase, _concat, _mk, _modes, get, make_layout
+from .layout import _ALGEBRA, Layout, LayoutBase, _concat, _mk, _modes, get, make_layout
 
 __all__ = [
     "coalesce",
@@ -58,6 +59,7 @@ __all__ = [
     "upcast",
     "downcast",
     "recast_layout",
+    "evenly_divides",
 ]
 
 
@@ -836,3 +838,26 @@ def recast_layout(new_type_bits: int, old_type_bits: int, layout: Any) -> Layout
     if den == 1:
         return upcast(layout, num)
     return downcast(upcast(layout, num), den)
+
+
+def evenly_divides(shape: Any, tiler: Any) -> bool:
+    """Whether `tiler` (int, tuple or layout, by mode) divides `shape` into whole tiles."""
+    if type(tiler) is tuple:
+        if len(tiler) > rank(shape):
+            return False
+        modes = shape if type(shape) is tuple else (shape,)
+        return all(t is None or evenly_divides(s, t) for s, t in zip(modes, tiler))  # noqa: B905
+    if tiler is None:
+        return True
+    if hasattr(tiler, "stride") and hasattr(tiler, "shape"):
+        rest = complement(tiler, shape).shape
+        total, tsize, rsize = product(shape), product(tiler.shape), product(rest)
+    else:
+        total, tsize, rsize = product(shape), product(tiler), product(ceil_div(shape, tiler))
+    total = static_int(total, "evenly_divides", "the size of shape")
+    return total == static_int(tsize, "evenly_divides", "the size of tiler") * static_int(
+        rsize, "evenly_divides", "the number of tiles"
+    )
+
+
+_ALGEBRA["composition"] = composition

@@ -14,7 +14,7 @@ from typing import Any
 from ._memo import memoize
 from .algebra import _coalesce_flat, _complement_sd, _compose_sd, _cx_flat, _delegate, _pack
 from .int_tuple import _flatten, dice, is_int, product_each, rank
-from .layout import Layout, _concat, _mk, _modes, make_layout, slice_and_offset
+from .layout import _ALGEBRA, Layout, _concat, _mk, _modes, make_layout, slice_and_offset
 
 __all__ = [
     "logical_divide",
@@ -257,3 +257,6 @@ def local_partition(layout: Any, tile: Any, index: Any, proj: Any = None) -> tup
         raise TypeError(f"local_partition: the thread layout must be a Layout, got {tile!r}")
     tiler = product_each(tile.shape) if type(tile.shape) is tuple else tile.shape
     return outer_partition(layout, tiler, tile.get_flat_coord(index))
+
+
+_ALGEBRA["tiled_divide"] = tiled_divide

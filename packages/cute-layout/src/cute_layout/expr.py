@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ._notation import format_value
+
 __all__ = ["ExprError", "Node", "parse", "evaluate", "format_value", "functions"]
 
 
@@ -69,16 +71,16 @@ def _tokenize(text: str) -> list[_Token]:
 
 
 def functions() -> dict[str, Any]:
-    """Return the callables an expression may name: the public API of cute_layout."""
-    import cute_layout
+    """Return the callables an expression may name: the public algebra of cute_layout (not I/O, not memo)."""
+    from . import algebra, divide, int_tuple, layout, products, swizzle, tv
 
-    names = getattr(cute_layout, "__all__", [n for n in dir(cute_layout) if not n.startswith("_")])
     out = {}
-    for name in names:
-        obj = getattr(cute_layout, name, None)
-        if name.startswith("_") or not callable(obj):
-            continue
-        out[name] = obj
+    for module in (int_tuple, layout, algebra, divide, products, tv, swizzle):
+        for name in module.__all__:
+            obj = getattr(module, name, None)
+            if name.startswith("_") or not callable(obj):
+                continue
+            out[name] = obj
     return out
 
 
@@ -294,14 +296,3 @@ def evaluate(expr: str | Node) -> Any:
     if not isinstance(node, Node):
         raise TypeError(f"evaluate: expected a str or a Node, got {expr!r}")
     return _value(node, known)
-
-
-def format_value(value: Any) -> str:
-    """Return a value in CuTe's notation: ints, None as _, tuples without spaces, layouts as they print."""
-    if value is None:
-        return "_"
-    if isinstance(value, tuple):
-        return "(" + ",".join(format_value(v) for v in value) + ")"
-    if isinstance(value, list):
-        return "[" + ",".join(format_value(v) for v in value) + "]"
-    return str(value)

@@ -52,7 +52,6 @@ __all__ = [
     "congruent",
     "weakly_congruent",
     "compatible",
-    "evenly_divides",
     "crd2idx",
     "idx2crd",
     "crd2crd",
@@ -198,11 +197,10 @@ def flatten(t: Any) -> Any:
     if isinstance(t, tuple):  # an ArithTuple
         return _flatten(_plain(t))
     if hasattr(t, "stride") and hasattr(t, "shape"):
-        from .layout import Layout, _mk
-
-        if type(t) is Layout:
-            return _mk(_flatten(t.shape), _flatten(t.stride))
-        raise TypeError(f"flatten: cannot flatten a {type(t).__name__}")
+        flat = getattr(t, "_flattened", None)  # a Layout flattens itself (this module knows no layouts)
+        if flat is None:
+            raise TypeError(f"flatten: cannot flatten a {type(t).__name__}")
+        return flat()
     return (t,)
 
 
@@ -408,28 +406,6 @@ def compatible(a: Any, b: Any) -> bool:
     return static_int(a, "compatible", "a leaf of a") == static_int(product(b), "compatible", "a size of b")
 
 
-def evenly_divides(shape: Any, tiler: Any) -> bool:
-    """Whether `tiler` (int, tuple or layout, by mode) divides `shape` into whole tiles."""
-    if type(tiler) is tuple:
-        if len(tiler) > rank(shape):
-            return False
-        modes = shape if type(shape) is tuple else (shape,)
-        return all(t is None or evenly_divides(s, t) for s, t in zip(modes, tiler))  # noqa: B905
-    if tiler is None:
-        return True
-    if hasattr(tiler, "stride") and hasattr(tiler, "shape"):
-        from .algebra import complement
-
-        rest = complement(tiler, shape).shape
-        total, tsize, rsize = product(shape), product(tiler.shape), product(rest)
-    else:
-        total, tsize, rsize = product(shape), product(tiler), product(ceil_div(shape, tiler))
-    total = static_int(total, "evenly_divides", "the size of shape")
-    return total == static_int(tsize, "evenly_divides", "the size of tiler") * static_int(
-        rsize, "evenly_divides", "the number of tiles"
-    )
-
-
 def repeat_like(t: Any, x: Any) -> Any:
     """A tuple congruent to `t` with `x` at every leaf."""
     if type(t) is tuple:
@@ -479,12 +455,9 @@ def _dice(crd: Any, trg: Any) -> tuple:
 
 def dice(crd: Any, trg: Any) -> Any:
     """Keep the modes of `trg` paired with a non-None entry of `crd` (the opposite of slice_)."""
-    from .layout import Layout, _mk
-
-    if type(trg) is Layout:
-        if type(crd) is not tuple:
-            return trg if crd is not None else _mk((), ())
-        return _mk(_dice(crd, trg.shape), _dice(crd, trg.stride))
+    diced = getattr(trg, "_diced", None)  # a Layout dices itself (this module knows no layouts)
+    if diced is not None:
+        return diced(crd)
     if type(crd) is tuple:
         return _dice(crd, trg)
     return () if crd is None else trg

@@ -32,6 +32,7 @@ from typing import Any
 from .int_tuple import (
     ScaledBasis,
     _crd2idx,
+    _dice,
     _flatten,
     _is_runtime,
     compact_col_major,
@@ -127,6 +128,14 @@ def _fmt(x: Any) -> str:
         return "(" + ",".join([_fmt(e) for e in x]) + ")"
     return str(x)
 
+
+# The algebra that Layout's pycute methods (compose, with_shape, tile) call lives in modules that import this
+# one; they register those functions here when they are imported (``import cute_layout`` imports them all),
+# so that no import runs back from this module to them.
+_ALGEBRA: dict[str, Any] = {}
+
+# Largest layout (in cells) that Jupyter shows as a picture; larger ones show as text.
+_REPR_SVG_CELLS = 1024
 
 # Memoization tokens of static layouts, by (shape, stride); a token is unique to one value while alive.
 _TOKENS: dict[Any, Any] = {}
@@ -314,6 +323,23 @@ class Layout(LayoutBase):
     def __repr__(self) -> str:
         return f"Layout({self.shape!r}, {self.stride!r})"
 
+    def _flattened(self) -> Layout:
+        """This layout with flat shape and stride (what int_tuple.flatten returns for a layout)."""
+        fs, fd = self._flat()
+        return _mk(fs, fd)
+
+    def _diced(self, crd: Any) -> Layout:
+        """The modes of this layout paired with a non-None entry of `crd` (what int_tuple.dice returns)."""
+        if type(crd) is not tuple:
+            return self if crd is not None else _mk((), ())
+        return _mk(_dice(crd, self.shape), _dice(crd, self.stride))
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter's picture of this layout (up to 1024 cells of rank 1 or 2; None, i.e. text, beyond)."""
+        from .picture import svg_or_none
+
+        return svg_or_none(self, _REPR_SVG_CELLS)
+
     # -- pycute / CuTe methods ----------------------------------------------------------------------
 
     def size(self) -> Any:
@@ -330,21 +356,15 @@ class Layout(LayoutBase):
 
     def compose(self, *tilers: Any) -> Any:
         """composition(self, tiler), or composition by mode when several tilers are given."""
-        from .algebra import composition
-
-        return composition(self, tilers[0] if len(tilers) == 1 else tilers)
+        return _ALGEBRA["composition"](self, tilers[0] if len(tilers) == 1 else tilers)
 
     def with_shape(self, *shape: Any) -> Any:
         """This layout reshaped: composition(self, make_layout(shape))."""
-        from .algebra import composition
-
-        return composition(self, make_layout(shape[0] if len(shape) == 1 else shape))
+        return _ALGEBRA["composition"](self, make_layout(shape[0] if len(shape) == 1 else shape))
 
     def tile(self, *tilers: Any) -> Any:
         """tiled_divide(self, tiler)."""
-        from .divide import tiled_divide
-
-        return tiled_divide(self, tilers[0] if len(tilers) == 1 else tilers)
+        return _ALGEBRA["tiled_divide"](self, tilers[0] if len(tilers) == 1 else tilers)
 
     def get_hier_coord(self, idx: Any) -> Any:
         """The coordinate (congruent to shape) whose image is `idx` (compact layouts only)."""

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import sys
 from typing import Any, TextIO
-from xml.sax.saxutils import escape
 
-from .layout import LayoutBase
+from ._notation import format_value
+from .int_tuple import product
+from .int_tuple import rank as _rank
 
-__all__ = ["format_layout", "print_layout", "to_svg", "to_svg_tv", "MAX_PICTURE_CELLS"]
+__all__ = ["format_layout", "print_layout", "to_svg", "to_svg_tv", "svg_or_none", "MAX_PICTURE_CELLS"]
 
 # Largest number of cells drawn in one picture.
 MAX_PICTURE_CELLS = 1 << 16
@@ -25,11 +26,14 @@ _MARGIN = 36  # room for the row and column labels
 _CAPTION = 24  # room for the caption line
 
 
-def _api() -> Any:
-    """Return the cute_layout package (imported lazily)."""
-    import cute_layout
+def _escape(text: str) -> str:
+    """Return `text` escaped for SVG character data and attribute values."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
-    return cute_layout
+
+def _is_layout(x: Any) -> bool:
+    """Whether `x` is layout-like (a Layout or ComposedLayout: callable, with a shape)."""
+    return callable(x) and hasattr(x, "shape") and hasattr(x, "size")
 
 
 def _num_digits(x: int) -> int:
@@ -44,8 +48,7 @@ def _num_digits(x: int) -> int:
 
 def _extent(mode: Any) -> int:
     """Return the static number of points of a shape, a layout or a tiler mode."""
-    api = _api()
-    n = api.size(mode)
+    n = mode.size() if _is_layout(mode) else product(mode)
     if type(n) is not int:
         raise TypeError(f"picture: the size of {mode} must be a static int, got a run-time value")
     return n
@@ -53,11 +56,11 @@ def _extent(mode: Any) -> int:
 
 def _modes_2d(layout: Any, func: str) -> tuple[int, int]:
     """Return the sizes (M, N) of the two modes of a rank-2 layout."""
-    if not isinstance(layout, LayoutBase) or not hasattr(layout, "shape"):
+    if not _is_layout(layout):
         raise TypeError(f"{func}: expected a Layout or a ComposedLayout, got {layout!r}")
     shape = layout.shape
     if not isinstance(shape, tuple) or len(shape) != 2:
-        raise ValueError(f"{func}: the layout must have rank 2, got {layout} of rank {_api().rank(shape)}")
+        raise ValueError(f"{func}: the layout must have rank 2, got {layout} of rank {_rank(shape)}")
     return _extent(shape[0]), _extent(shape[1])
 
 
@@ -67,7 +70,7 @@ def format_layout(layout: Any) -> str:
     values = [[layout(m, n) for n in range(n_size)] for m in range(m_size)]
     if any(type(v) is not int for row in values for v in row):
         raise TypeError(f"print_layout: the offsets of {layout} must be ints")
-    idx_width = _num_digits(_api().cosize(layout)) + 2
+    idx_width = _num_digits(layout.cosize()) + 2
     delim = "+-----------------------"[: idx_width + 1]
     rule = "    " + delim * n_size + "+"
     lines = [str(layout)]
@@ -93,11 +96,11 @@ def _svg_document(rows: int, cols: int, caption: str, body: list[str]) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="monospace" font-size="12">',
-        f"<title>{escape(caption)}</title>",
+        f"<title>{_escape(caption)}</title>",
         '<style>.cell{stroke:#000;stroke-width:1.5}.label{font-size:14px;fill:#333}'
         ".caption{font-size:14px}text{text-anchor:middle;dominant-baseline:central}</style>",
         f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
-        f'<text class="caption" x="{width // 2}" y="{_CAPTION // 2 + 2}">{escape(caption)}</text>',
+        f'<text class="caption" x="{width // 2}" y="{_CAPTION // 2 + 2}">{_escape(caption)}</text>',
     ]
     for i in range(rows):
         out.append(f'<text class="label" x="{_MARGIN // 2}" y="{top + i * _CELL + _CELL // 2}">{i}</text>')
@@ -124,7 +127,7 @@ def _check_cells(rows: int, cols: int, func: str) -> None:
 
 def to_svg(layout: Any) -> str:
     """Return an SVG picture of a rank-1 or rank-2 layout: cell (m,n) shows its offset, as print_latex."""
-    if not isinstance(layout, LayoutBase) or not hasattr(layout, "shape"):
+    if not _is_layout(layout):
         raise TypeError(f"to_svg: expected a Layout or a ComposedLayout, got {layout!r}")
     shape = layout.shape
     if isinstance(shape, tuple) and len(shape) == 2:
@@ -158,7 +161,7 @@ def to_svg(layout: Any) -> str:
 
 def to_svg_tv(layout_tv: Any, tiler: Any) -> str:
     """Return an SVG picture of a thread-value layout over its (M,N) tile, coloured by thread, T/V labels."""
-    if not isinstance(layout_tv, LayoutBase) or not hasattr(layout_tv, "shape"):
+    if not _is_layout(layout_tv):
         raise TypeError(f"to_svg_tv: expected a (thread,value) Layout, got {layout_tv!r}")
     tv_shape = layout_tv.shape
     if not isinstance(tv_shape, tuple) or len(tv_shape) != 2:
@@ -200,8 +203,20 @@ def to_svg_tv(layout_tv: Any, tiler: Any) -> str:
 
 def _format_tiler(tiler: tuple[Any, ...]) -> str:
     """Return a tiler in CuTe's notation: (16,128) or <3:3,(2,4):(1,8)>."""
-    if all(isinstance(mode, LayoutBase) for mode in tiler):
+    if all(_is_layout(mode) for mode in tiler):
         return "<" + ",".join(str(mode) for mode in tiler) + ">"
-    from .expr import format_value
-
     return format_value(tiler)
+
+
+def svg_or_none(layout: Any, max_cells: int) -> str | None:
+    """Return to_svg(layout) for a static rank-1 or rank-2 layout of at most `max_cells` cells, else None."""
+    shape = getattr(layout, "shape", None)
+    if isinstance(shape, tuple) and len(shape) > 2:
+        return None
+    try:
+        cells = _extent(shape)
+        if cells > max_cells:
+            return None
+        return to_svg(layout)
+    except (TypeError, ValueError):  # run-time sizes, coordinate-valued offsets: Jupyter shows the text
+        return None

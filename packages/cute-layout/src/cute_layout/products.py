@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from ._memo import memoize
-from .algebra import _complement_sd, _compose_sd, _delegate
+from .algebra import _complement_sd, _compose_sd, _delegate, evenly_divides
 from .divide import _as_tiler_layout, _by_mode, _unpack_both, _unpack_second, tile_unzip
-from .int_tuple import ceil_div, evenly_divides, product, product_each
+from .int_tuple import ceil_div, product, product_each
 from .layout import Layout, _coshape, _mk, make_layout, make_ordered_layout
 
 __all__ = [

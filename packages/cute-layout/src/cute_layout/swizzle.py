@@ -23,6 +23,9 @@ from __future__ import annotations
 from math import gcd
 from typing import Any
 
+from . import algebra as _alg
+from . import divide as _div
+from . import products as _prod
 from .int_tuple import depth as _depth
 from .int_tuple import flatten, has_none, is_int
 from .int_tuple import rank as _rank
@@ -40,11 +43,13 @@ __all__ = [
 _ENUMERATION_LIMIT = 1 << 22
 
 
-def _api() -> Any:
-    """Return the cute_layout package (imported lazily: it imports this module)."""
-    import cute_layout
-
-    return cute_layout
+def _algebra(func: str) -> Any:
+    """Return the algebra function named `func` (coalesce, composition, a divide or a product)."""
+    for module in (_alg, _div, _prod):
+        fn = getattr(module, func, None)
+        if fn is not None:
+            return fn
+    raise AttributeError(f"cute_layout has no algebra function {func!r}")
 
 
 def _check_static_int(value: Any, func: str, what: str) -> int:
@@ -471,12 +476,12 @@ class ComposedLayout(LayoutBase):
 
     def compose(self, rhs: Any) -> ComposedLayout:
         """Return ``composition(self, rhs)``: the same outer function and offset over ``inner o rhs``."""
-        return ComposedLayout(self.layoutB, self.offset, _api().composition(self.layoutA, rhs))
+        return ComposedLayout(self.layoutB, self.offset, _alg.composition(self.layoutA, rhs))
 
     def composed_on(self, lhs: Any) -> LayoutBase:
         """Return ``composition(lhs, self)`` for a Layout ``lhs``."""
         if isinstance(lhs, Swizzle):
-            return ComposedLayout(_api().composition(lhs, self.layoutB), self.offset, self.layoutA)
+            return ComposedLayout(_alg.composition(lhs, self.layoutB), self.offset, self.layoutA)
         if not isinstance(lhs, Layout):
             raise TypeError(f"composition: cannot compose {lhs!r} with {self}")
         sw, inner = self.layoutB, self.layoutA
@@ -489,17 +494,17 @@ class ComposedLayout(LayoutBase):
                 moved = _swizzle_through_layout(lhs, sw)
                 if isinstance(moved, ComposedLayout):
                     try:
-                        return ComposedLayout(moved.layoutB, 0, _api().composition(lhs, inner))
+                        return ComposedLayout(moved.layoutB, 0, _alg.composition(lhs, inner))
                     except ValueError:
                         pass
                 elif moved is lhs:
-                    return _api().composition(lhs, inner)
+                    return _alg.composition(lhs, inner)
         return ComposedLayout(lhs, 0, self)
 
     def right_inverse(self) -> LayoutBase:
         """Return R with ``self(R(i)) == i`` on R's domain; defined for ``Swizzle o 0 o Layout``."""
         sw, inner = self._swizzle_parts("right_inverse")
-        rinv = _api().right_inverse(inner)
+        rinv = _alg.right_inverse(inner)
         n = _check_static_int(size(rinv), "right_inverse", "the size of the inner right inverse")
         m = _swizzle_prefix_limit(sw, n)
         if m == n:
@@ -509,7 +514,7 @@ class ComposedLayout(LayoutBase):
     def left_inverse(self) -> LayoutBase:
         """Return L with ``L(self(c)) == c`` for an injective self; defined for ``Swizzle o 0 o Layout``."""
         sw, inner = self._swizzle_parts("left_inverse")
-        linv = _api().left_inverse(inner)
+        linv = _alg.left_inverse(inner)
         n = _check_static_int(size(linv), "left_inverse", "the size of the inner left inverse")
         if _swizzle_fixes_prefix(sw, n):
             return _compose_layout_swizzle(linv, sw)
@@ -528,12 +533,12 @@ class ComposedLayout(LayoutBase):
 
     def coalesce(self, profile: Any = None) -> ComposedLayout:
         """Return the same function with the inner layout coalesced (by ``profile`` when given)."""
-        inner = _api().coalesce(self.layoutA) if profile is None else _api().coalesce(self.layoutA, profile)
+        inner = _alg.coalesce(self.layoutA) if profile is None else _alg.coalesce(self.layoutA, profile)
         return ComposedLayout(self.layoutB, self.offset, inner)
 
     def _on_inner(self, func: str, *args: Any) -> ComposedLayout:
         """Return the same outer function and offset over ``func(inner, *args)``."""
-        return ComposedLayout(self.layoutB, self.offset, getattr(_api(), func)(self.layoutA, *args))
+        return ComposedLayout(self.layoutB, self.offset, _algebra(func)(self.layoutA, *args))
 
     # Divides compose the layout with a tiler, so they act on the inner layout; the products replicate
     # the inner layout under the same outer function, as CuTe defines them for a ComposedLayout.
