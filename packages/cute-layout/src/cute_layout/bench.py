@@ -113,6 +113,91 @@ def _load_pycute() -> Any | None:
     return pycute if all(hasattr(pycute, n) for n in needed) else None
 
 
+#: Operations timed on the seeded random mix (issue 19), with how many operands each takes.
+MIX_OPERATIONS = (
+    ("coalesce", 1), ("composition", 2), ("complement", 1), ("right_inverse", 1), ("left_inverse", 1),
+    ("logical_divide", 2), ("logical_product", 2), ("zipped_divide", 2),
+)
+
+
+def random_operands(seed: int, count: int) -> list[tuple[tuple, tuple]]:
+    """`count` distinct (shape, stride) pairs from random.Random(seed): ranks 1..3, nesting depth <= 2,
+    shape leaves 1..8, stride leaves 0..32 (as issue 19's differential check drew them)."""
+    import random
+
+    rng = random.Random(seed)
+    out: list[tuple[tuple, tuple]] = []
+    seen: set = set()
+    while len(out) < count:
+        shape, stride = [], []
+        for _ in range(rng.randint(1, 3)):
+            if rng.random() < 0.3:
+                k = rng.randint(1, 2)
+                shape.append(tuple(rng.randint(1, 8) for _ in range(k)))
+                stride.append(tuple(rng.randint(0, 32) for _ in range(k)))
+            else:
+                shape.append(rng.randint(1, 8))
+                stride.append(rng.randint(0, 32))
+        pair = (tuple(shape), tuple(stride))
+        if pair not in seen:
+            seen.add(pair)
+            out.append(pair)
+    return out
+
+
+def measure_mix(module: Any, name: str, arity: int, operands: list, clear: bool) -> tuple[float, int]:
+    """Per-call us of `name` over the operand mix: each call builds its Layouts from tuples first; caches
+    are cleared before the run and every call has distinct operands, so no call is a cache hit. Calls
+    where this module raises are not timed; returns (us per timed call, number timed)."""
+    import time
+
+    fn = getattr(module, name)
+    lay = module.Layout
+    pairs = [(operands[i], operands[(i * 7 + 3) % len(operands)]) for i in range(len(operands))]
+    if clear:
+        _clear_caches()
+    total = 0.0
+    timed = 0
+    for a, b in pairs:
+        t0 = time.perf_counter()
+        try:
+            if arity == 1:
+                fn(lay(*a))
+            else:
+                fn(lay(*a), lay(*b))
+        except Exception:  # noqa: BLE001 - a rejected or failing case is not timed
+            continue
+        total += time.perf_counter() - t0
+        timed += 1
+    return (total / timed * 1e6 if timed else float("nan")), timed
+
+
+def _mix_rows(pycute: Any, seed: int, count: int, repeat: int) -> int:
+    """Print the random-mix rows (cute_layout vs pycute first calls); return the number of missed targets."""
+    import cute_layout
+
+    operands = random_operands(seed, count)
+    print(f"\nfirst calls on a seeded random mix: {count} distinct layouts from random.Random({seed}) "
+          "(ranks 1..3, depth <= 2, shapes 1..8, strides 0..32), Layouts built from tuples inside the timed "
+          "call, caches cleared, best of", repeat, "runs")
+    print(f"{'operation':<18} {'pycute us':>10} {'cute_layout us':>15} {'ratio':>7} {'timed':>11}")
+    missed = 0
+    for name, arity in MIX_OPERATIONS:
+        ours = min(measure_mix(cute_layout, name, arity, operands, True)[0] for _ in range(repeat))
+        n_ours = measure_mix(cute_layout, name, arity, operands, True)[1]
+        if pycute is None:
+            print(f"{name:<18} {'n/a':>10} {ours:>15.2f} {'n/a':>7} {n_ours:>11}")
+            continue
+        ref = min(measure_mix(pycute, name, arity, operands, False)[0] for _ in range(repeat))
+        n_ref = measure_mix(pycute, name, arity, operands, False)[1]
+        ratio = ref / ours
+        ok = ratio >= FIRST_CALL_SPEEDUP_TARGET
+        missed += not ok
+        print(f"{name:<18} {ref:>10.2f} {ours:>15.2f} {ratio:>6.2f}x {n_ours:>5}/{n_ref:<5}  "
+              + ("ok" if ok else "MISSED"))
+    return missed
+
+
 def _fmt(x: float | None, suffix: str = "") -> str:
     return "n/a" if x is None else f"{x:.2f}{suffix}"
 
@@ -123,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--number", type=int, default=2000, help="calls per timeit run of the repeated call")
     parser.add_argument("--repeat", type=int, default=7, help="timeit runs; the best is reported")
     parser.add_argument("--quick", action="store_true", help="one call per run, one run (proves it runs)")
+    parser.add_argument("--seed", type=int, default=19, help="seed of the random operand mix")
+    parser.add_argument("--mix", type=int, default=2000, help="number of distinct random layouts in the mix")
     args = parser.parse_args(argv)
     number, repeat = (1, 1) if args.quick else (max(args.number, 1), max(args.repeat, 1))
     # the first-call timing takes the best of this many single calls, each on fresh operands and caches
@@ -166,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(marks))
     print(f"ratio = pycute / first call (quoted ranges use their low end); targets: ratio >= "
           f"{FIRST_CALL_SPEEDUP_TARGET:g}x, repeated <= {REPEATED_CALL_TARGET_US:g} us; {failures} missed")
+    count = 20 if args.quick else args.mix
+    missed = _mix_rows(pycute, args.seed, count, 1 if args.quick else max(1, repeat // 2))
+    print(f"random mix: target ratio >= {FIRST_CALL_SPEEDUP_TARGET:g}x on every operation; {missed} missed")
     return 0
 
 

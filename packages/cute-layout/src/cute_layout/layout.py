@@ -123,6 +123,25 @@ def _check_stride(d: Any, s: Any, shape: Any, stride: Any) -> Any:
 # --------------------------------------------------------------------------------------------------
 
 
+def _ints_congruent(shape: tuple, stride: tuple, fs: list, fd: list) -> bool:
+    """Whether shape and stride are congruent tuples of ints with positive shapes (leaves appended to fs, fd)."""
+    if len(shape) != len(stride):
+        return False
+    for s, d in zip(shape, stride):  # noqa: B905
+        ts = type(s)
+        if ts is int:
+            if s <= 0 or type(d) is not int:
+                return False
+            fs.append(s)
+            fd.append(d)
+        elif ts is tuple:
+            if type(d) is not tuple or not _ints_congruent(s, d, fs, fd):
+                return False
+        else:
+            return False
+    return True
+
+
 def _fmt(x: Any) -> str:
     if type(x) is tuple:
         return "(" + ",".join([_fmt(e) for e in x]) + ")"
@@ -168,6 +187,15 @@ class Layout(LayoutBase):
             self.stride = stride
             self._st = True
             return
+        if type(shape) is tuple and type(stride) is tuple:
+            fs: list = []
+            fd: list = []
+            if _ints_congruent(shape, stride, fs, fd):  # nested tuples of ints: validated and flattened at once
+                self.shape = shape
+                self.stride = stride
+                self._fl = (tuple(fs), tuple(fd))
+                self._st = True
+                return
         shape = _check_shape(shape, shape)
         if stride is None:
             stride = compact_col_major(shape)
