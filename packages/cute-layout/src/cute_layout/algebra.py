@@ -117,6 +117,41 @@ def _coalesce_flat(fs: Any, fd: Any, strict: bool, func: str) -> tuple[list, lis
     return rs, rd
 
 
+def _coalesce_ints(layout: Layout) -> Layout | None:
+    """coalesce of a layout whose flat leaves are all ints (the common case, fast), else None.
+
+    A flat layout that is already coalesced is returned as it is.
+    """
+    fs, fd = layout._fl or layout._flat()
+    rs: list = []
+    rd: list = []
+    ps = pd = 0
+    same = fs is layout.shape  # a flat layout (its flat shape is its shape)
+    for s, d in zip(fs, fd):  # noqa: B905
+        if type(d) is not int or type(s) is not int:
+            return None
+        if s == 1:
+            same = False
+            continue
+        if rs and ps * pd == d:
+            ps *= s
+            rs[-1] = ps
+            same = False
+            continue
+        rs.append(s)
+        rd.append(d)
+        ps = s
+        pd = d
+    n = len(rs)
+    if n == 1:
+        return _mk(rs[0], rd[0])
+    if same and n > 1:
+        return layout
+    if n == 0:
+        return _mk(1, 0)
+    return _mk(tuple(rs), tuple(rd))
+
+
 def _coalesce(layout: Layout, profile: Any, strict: bool) -> Layout:
     if type(profile) is tuple:
         modes = _modes(layout)
@@ -129,9 +164,19 @@ def _coalesce(layout: Layout, profile: Any, strict: bool) -> Layout:
     return _mk(s, d)
 
 
-@memoize
 def coalesce(layout: Any, profile: Any = None) -> Any:
     """Flatten and merge modes while preserving the layout's function and size (by mode with `profile`)."""
+    if profile is None and type(layout) is Layout:  # kept on the (immutable) layout: a first call pays no key
+        r = layout._co
+        if r is None:
+            r = layout._co = _coalesce_ints(layout) or _mk(*_pack(*_coalesce_flat(*layout._flat(), True, "coalesce")))
+        return r
+    return _coalesce_by_profile(layout, profile)
+
+
+@memoize
+def _coalesce_by_profile(layout: Any, profile: Any) -> Any:
+    """coalesce with a profile, or of a layout-like object (memoized)."""
     if type(layout) is not Layout:
         if profile is None:
             return _delegate(layout, "coalesce", "coalesce")
@@ -630,38 +675,72 @@ def _prefix(fs: list) -> list:
     return out
 
 
-@memoize
 def right_inverse(layout: Any) -> Any:
     """The largest layout R with layout(R(i)) == i for all i < size(R) (CuTe)."""
+    if type(layout) is Layout:  # kept on the (immutable) layout: a first call pays no cache key
+        r = layout._ri
+        if r is None:
+            r = layout._ri = _right_inverse(layout)
+        return r
     if layout is None:
         return None
+    if type(layout) is int:
+        return Layout(layout, 1)
+    return _delegate(layout, "right_inverse", "right_inverse")
+
+
+def _right_inverse(layout: Layout) -> Layout:
     if type(layout) is not Layout:
         if type(layout) is int:
             return Layout(layout, 1)
         return _delegate(layout, "right_inverse", "right_inverse")
-    fs, fd = _static_flat(layout, "right_inverse")
+    c = _coalesce_ints(layout)
+    if c is None:  # run-time or ScaledBasis leaves: the checked path names what must be static
+        fs, fd = _static_flat(layout, "right_inverse")
+    else:
+        fs, fd = c._fl or c._flat()
+    if len(fs) == 1:
+        return _mk(fs[0], 1) if fd[0] == 1 else _mk(1, 0)
     pre = _prefix(fs)
-    rs: list = [1]
-    rd: list = [0]
+    rs: list = []
+    rd: list = []
     cur = 1
-    for i in sorted(range(len(fd)), key=fd.__getitem__):
-        if fd[i] == cur:
-            rs.append(fs[i])
-            rd.append(pre[i])
-            cur = fs[i] * fd[i]
-    s, d = _pack(*_coalesce_flat(rs, rd, True, "right_inverse"))
-    return _mk(s, d)
+    for i in sorted(range(len(fd)), key=fd.__getitem__):  # strides ascending: follow the chain from 1
+        d = fd[i]
+        if d == cur:
+            s, p = fs[i], pre[i]
+            if rs and rs[-1] * rd[-1] == p:  # coalesce with the previous mode of the inverse
+                rs[-1] *= s
+            else:
+                rs.append(s)
+                rd.append(p)
+            cur = s * d
+        elif d > cur:
+            break
+    if not rs:
+        return _mk(1, 0)
+    return _mk(rs[0], rd[0]) if len(rs) == 1 else _mk(tuple(rs), tuple(rd))
 
 
-@memoize
 def left_inverse(layout: Any) -> Any:
     """A layout R with R(layout(i)) == i for all i < size(layout) (CuTe's left inverse).
 
     Stride-0 modes are ignored (then only layout(R(layout(i))) == layout(i) holds); overlapping
     modes raise ValueError.
     """
+    if type(layout) is Layout:  # kept on the (immutable) layout: a first call pays no cache key
+        r = layout._li
+        if r is None:
+            r = layout._li = _left_inverse(layout)
+        return r
     if layout is None:
         return None
+    if type(layout) is int:
+        return Layout(layout, 1)
+    return _delegate(layout, "left_inverse", "left_inverse")
+
+
+def _left_inverse(layout: Layout) -> Layout:
     if type(layout) is not Layout:
         if type(layout) is int:
             return Layout(layout, 1)

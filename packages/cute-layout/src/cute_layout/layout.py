@@ -134,9 +134,15 @@ def _ints_congruent(shape: tuple, stride: tuple, fs: list, fd: list) -> bool:
                 return False
             fs.append(s)
             fd.append(d)
-        elif ts is tuple:
-            if type(d) is not tuple or not _ints_congruent(s, d, fs, fd):
-                return False
+        elif ts is tuple and type(d) is tuple and len(s) == len(d):
+            for s2, d2 in zip(s, d):  # noqa: B905 - the second level inline (the common depth)
+                if type(s2) is int:
+                    if s2 <= 0 or type(d2) is not int:
+                        return False
+                    fs.append(s2)
+                    fd.append(d2)
+                elif type(s2) is not tuple or type(d2) is not tuple or not _ints_congruent(s2, d2, fs, fd):
+                    return False
         else:
             return False
     return True
@@ -171,6 +177,9 @@ class Layout(LayoutBase):
     _st: Any = None  # whether every leaf is static
     _cx: Any = None  # CuTe's coalesce_x of this layout (see algebra)
     _k: Any = None  # memoization token: shared by equal static layouts, False when not static
+    _co: Any = None  # coalesce(self), _ri: right_inverse(self), _li: left_inverse(self), once computed
+    _ri: Any = None
+    _li: Any = None
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride):
@@ -180,11 +189,13 @@ class Layout(LayoutBase):
             else:  # fast path: flat tuples of ints
                 self.shape = shape
                 self.stride = stride
+                self._fl = (shape, stride)
                 self._st = True
                 return
         elif type(shape) is int and type(stride) is int and shape > 0:
             self.shape = shape
             self.stride = stride
+            self._fl = ((shape,), (stride,))
             self._st = True
             return
         if type(shape) is tuple and type(stride) is tuple:
