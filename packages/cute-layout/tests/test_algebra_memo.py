@@ -23,7 +23,7 @@ def test_repeated_calls_return_the_cached_result() -> None:
 
 
 def test_clear_caches_empties_every_cache() -> None:
-    cl.complement(Layout((4, 8), (1, 16)), 1024)
+    cl.composition(Layout((4, 8), (1, 16)), Layout(8, 2))
     assert sum(cl.cache_sizes().values()) > 0
     cl.clear_caches()
     assert sum(cl.cache_sizes().values()) == 0
@@ -65,3 +65,13 @@ def test_equal_but_non_int_arguments_do_not_hit_int_entries() -> None:
     assert cl.logical_divide(Layout(8, 1), 2) == Layout((2, 4), (1, 2))
     with pytest.raises(TypeError):
         cl.logical_divide(Layout(8, 1), True)
+
+
+def test_single_operand_results_are_kept_on_the_layout() -> None:
+    # coalesce, right/left inverse and complement by an int cotarget are kept on the (immutable) layout:
+    # a first call pays no cache key, a repeated call on the same layout is an attribute read
+    a = Layout((4, 8), (1, 16))
+    assert cl.coalesce(a) is cl.coalesce(a) and cl.right_inverse(a) is cl.right_inverse(a)
+    assert cl.left_inverse(a) is cl.left_inverse(a)
+    assert cl.complement(a, 1024) is cl.complement(a, 1024) == Layout((4, 8), (4, 128))
+    assert cl.complement(a, 1024) == cl.complement(Layout((4, 8), (1, 16)), 1024)

@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .layout import Layout
+from .layout import _TOKENS, Layout
 
 __all__ = ["memoize", "clear_caches", "cache_sizes", "is_static_arg", "MAX_ENTRIES"]
 
@@ -171,9 +171,10 @@ def _call_kw(
 
 
 def clear_caches() -> None:
-    """Empty every memoization cache of this package."""
+    """Empty every memoization cache of this package (and the table of layout tokens that keys them)."""
     for c in _CACHES.values():
         c.clear()
+    _TOKENS.clear()
 
 
 def cache_sizes() -> dict[str, int]:

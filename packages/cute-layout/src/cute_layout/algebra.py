@@ -117,10 +117,10 @@ def _coalesce_flat(fs: Any, fd: Any, strict: bool, func: str) -> tuple[list, lis
     return rs, rd
 
 
-def _coalesce_ints(layout: Layout) -> Layout | None:
-    """coalesce of a layout whose flat leaves are all ints (the common case, fast), else None.
+def _coalesce_ints_flat(layout: Layout) -> tuple[list, list, bool] | None:
+    """(shapes, strides, unchanged) of coalesce of a layout whose leaves are all ints, else None (fast path).
 
-    A flat layout that is already coalesced is returned as it is.
+    `unchanged` says the layout is flat and already coalesced.
     """
     fs, fd = layout._fl or layout._flat()
     rs: list = []
@@ -142,14 +142,7 @@ def _coalesce_ints(layout: Layout) -> Layout | None:
         rd.append(d)
         ps = s
         pd = d
-    n = len(rs)
-    if n == 1:
-        return _mk(rs[0], rd[0])
-    if same and n > 1:
-        return layout
-    if n == 0:
-        return _mk(1, 0)
-    return _mk(tuple(rs), tuple(rd))
+    return rs, rd, same
 
 
 def _coalesce(layout: Layout, profile: Any, strict: bool) -> Layout:
@@ -168,8 +161,23 @@ def coalesce(layout: Any, profile: Any = None) -> Any:
     """Flatten and merge modes while preserving the layout's function and size (by mode with `profile`)."""
     if profile is None and type(layout) is Layout:  # kept on the (immutable) layout: a first call pays no key
         r = layout._co
-        if r is None:
-            r = layout._co = _coalesce_ints(layout) or _mk(*_pack(*_coalesce_flat(*layout._flat(), True, "coalesce")))
+        if r is not None:
+            return r
+        c = _coalesce_ints_flat(layout)
+        if c is None:  # run-time or ScaledBasis leaves: the checked path
+            r = _mk(*_pack(*_coalesce_flat(*layout._flat(), True, "coalesce")))
+        else:
+            rs, rd, same = c
+            n = len(rs)
+            if n == 1:
+                r = _mk(rs[0], rd[0])
+            elif same and n > 1:
+                r = layout
+            elif n == 0:
+                r = _mk(1, 0)
+            else:
+                r = _mk(tuple(rs), tuple(rd))
+        layout._co = r
         return r
     return _coalesce_by_profile(layout, profile)
 
@@ -632,12 +640,26 @@ def _complement_sd(fs: tuple, fd: tuple, cotarget: Any, who: Any) -> tuple[Any, 
     return tuple(rs), tuple(rd)
 
 
-@memoize
 def complement(layout: Any, max_idx: Any = 1) -> Any:
     """The ordered layout of the codomain points [0, max_idx) that `layout` does not reach (CuTe).
 
     `max_idx` is the cotarget: an int or a shape. Stride-0 and size-1 modes of `layout` are ignored.
     """
+    if type(layout) is Layout and type(max_idx) is int:  # kept on the (immutable) layout, by cotarget
+        cm = layout._cm
+        if cm is None:
+            cm = layout._cm = {}
+        r = cm.get(max_idx)
+        if r is None:
+            fs, fd = layout._fl or layout._flat()
+            r = cm[max_idx] = _mk(*_complement_sd(fs, fd, max_idx, layout))
+        return r
+    return _complement_memo(layout, max_idx)
+
+
+@memoize
+def _complement_memo(layout: Any, max_idx: Any) -> Any:
+    """complement with a shape cotarget, or of a layout-like object (memoized)."""
     if type(layout) is not Layout:
         if type(layout) is int:
             layout = Layout(layout, 1)
@@ -694,11 +716,13 @@ def _right_inverse(layout: Layout) -> Layout:
         if type(layout) is int:
             return Layout(layout, 1)
         return _delegate(layout, "right_inverse", "right_inverse")
-    c = _coalesce_ints(layout)
+    c = _coalesce_ints_flat(layout)
     if c is None:  # run-time or ScaledBasis leaves: the checked path names what must be static
         fs, fd = _static_flat(layout, "right_inverse")
     else:
-        fs, fd = c._fl or c._flat()
+        fs, fd, _ = c
+        if not fs:
+            return _mk(1, 0)
     if len(fs) == 1:
         return _mk(fs[0], 1) if fd[0] == 1 else _mk(1, 0)
     pre = _prefix(fs)

@@ -180,6 +180,7 @@ class Layout(LayoutBase):
     _co: Any = None  # coalesce(self), _ri: right_inverse(self), _li: left_inverse(self), once computed
     _ri: Any = None
     _li: Any = None
+    _cm: Any = None  # {cotarget: complement(self, cotarget)}
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride):
