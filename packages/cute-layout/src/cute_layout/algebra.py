@@ -127,7 +127,10 @@ def _coalesce_ints_flat(layout: Layout) -> tuple[list, list, bool] | None:
     rd: list = []
     ps = pd = 0
     same = fs is layout.shape  # a flat layout (its flat shape is its shape)
-    for s, d in zip(fs, fd):  # noqa: B905
+    i = -1
+    for s in fs:  # indexing, not zip(): cheaper for these short tuples on this hot path
+        i += 1
+        d = fd[i]
         if type(d) is not int or type(s) is not int:
             return None
         if s == 1:

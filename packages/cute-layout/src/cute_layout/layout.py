@@ -124,18 +124,26 @@ def _check_stride(d: Any, s: Any, shape: Any, stride: Any) -> Any:
 
 
 def _ints_congruent(shape: tuple, stride: tuple, fs: list, fd: list) -> bool:
-    """Whether shape and stride are congruent tuples of ints with positive shapes (leaves appended to fs, fd)."""
+    """Whether shape and stride are congruent tuples of ints with positive shapes (leaves appended to fs, fd).
+
+    Indexing instead of zip() and the second level inline: this runs for every nested Layout built.
+    """
     if len(shape) != len(stride):
         return False
-    for s, d in zip(shape, stride):  # noqa: B905
-        ts = type(s)
-        if ts is int:
+    i = 0
+    for s in shape:
+        d = stride[i]
+        i += 1
+        if type(s) is int:
             if s <= 0 or type(d) is not int:
                 return False
             fs.append(s)
             fd.append(d)
-        elif ts is tuple and type(d) is tuple and len(s) == len(d):
-            for s2, d2 in zip(s, d):  # noqa: B905 - the second level inline (the common depth)
+        elif type(s) is tuple and type(d) is tuple and len(s) == len(d):
+            j = 0
+            for s2 in s:
+                d2 = d[j]
+                j += 1
                 if type(s2) is int:
                     if s2 <= 0 or type(d2) is not int:
                         return False
@@ -184,15 +192,19 @@ class Layout(LayoutBase):
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
         if type(shape) is tuple and type(stride) is tuple and len(shape) == len(stride):
-            for s, d in zip(shape, stride):  # noqa: B905
-                if type(s) is not int or s <= 0 or type(d) is not int:
+            for s in shape:  # two plain loops: cheaper than one over zip() for these short tuples
+                if type(s) is not int or s <= 0:
                     break
-            else:  # fast path: flat tuples of ints
-                self.shape = shape
-                self.stride = stride
-                self._fl = (shape, stride)
-                self._st = True
-                return
+            else:
+                for d in stride:
+                    if type(d) is not int:
+                        break
+                else:  # fast path: flat tuples of ints
+                    self.shape = shape
+                    self.stride = stride
+                    self._fl = (shape, stride)
+                    self._st = True
+                    return
         elif type(shape) is int and type(stride) is int and shape > 0:
             self.shape = shape
             self.stride = stride
