@@ -28,6 +28,7 @@ where a decision needs a value, a ``TypeError`` names the operand that must be s
 
 from __future__ import annotations
 
+from math import prod
 from typing import Any
 
 from ._memo import memoize
@@ -117,37 +118,6 @@ def _coalesce_flat(fs: Any, fd: Any, strict: bool, func: str) -> tuple[list, lis
     return rs, rd
 
 
-def _coalesce_ints_flat(layout: Layout) -> tuple[list, list, bool] | None:
-    """(shapes, strides, unchanged) of coalesce of a layout whose leaves are all ints, else None (fast path).
-
-    `unchanged` says the layout is flat and already coalesced.
-    """
-    fs, fd = layout._fl or layout._flat()
-    rs: list = []
-    rd: list = []
-    ps = pd = 0
-    same = fs is layout.shape  # a flat layout (its flat shape is its shape)
-    i = -1
-    for s in fs:  # indexing, not zip(): cheaper for these short tuples on this hot path
-        i += 1
-        d = fd[i]
-        if type(d) is not int or type(s) is not int:
-            return None
-        if s == 1:
-            same = False
-            continue
-        if rs and ps * pd == d:
-            ps *= s
-            rs[-1] = ps
-            same = False
-            continue
-        rs.append(s)
-        rd.append(d)
-        ps = s
-        pd = d
-    return rs, rd, same
-
-
 def _coalesce(layout: Layout, profile: Any, strict: bool) -> Layout:
     if type(profile) is tuple:
         modes = _modes(layout)
@@ -162,27 +132,47 @@ def _coalesce(layout: Layout, profile: Any, strict: bool) -> Layout:
 
 def coalesce(layout: Any, profile: Any = None) -> Any:
     """Flatten and merge modes while preserving the layout's function and size (by mode with `profile`)."""
-    if profile is None and type(layout) is Layout:  # kept on the (immutable) layout: a first call pays no key
-        r = layout._co
-        if r is not None:
-            return r
-        c = _coalesce_ints_flat(layout)
-        if c is None:  # run-time or ScaledBasis leaves: the checked path
-            r = _mk(*_pack(*_coalesce_flat(*layout._flat(), True, "coalesce")))
-        else:
-            rs, rd, same = c
-            n = len(rs)
-            if n == 1:
-                r = _mk(rs[0], rd[0])
-            elif same and n > 1:
-                r = layout
-            elif n == 0:
-                r = _mk(1, 0)
-            else:
-                r = _mk(tuple(rs), tuple(rd))
-        layout._co = r
+    if profile is not None or type(layout) is not Layout:
+        return _coalesce_by_profile(layout, profile)
+    r = layout._co  # kept on the (immutable) layout: a first call pays no cache key
+    if r is not None:
         return r
-    return _coalesce_by_profile(layout, profile)
+    # the common case inline (leaves all ints): merge s0:d0, s1:s0*d0 and drop size-1 modes
+    fs, fd = layout._fl or layout._flat()
+    rs: list = []
+    rd: list = []
+    ps = pd = 0
+    same = fs is layout.shape  # a flat layout (its flat shape is its shape) that may already be coalesced
+    i = -1
+    for s in fs:  # indexing, not zip(): cheaper for these short tuples on this hot path
+        i += 1
+        d = fd[i]
+        if type(d) is not int or type(s) is not int:  # run-time or ScaledBasis leaves: the checked path
+            r = layout._co = _mk(*_pack(*_coalesce_flat(fs, fd, True, "coalesce")))
+            return r
+        if s == 1:
+            same = False
+            continue
+        if rs and ps * pd == d:
+            ps *= s
+            rs[-1] = ps
+            same = False
+            continue
+        rs.append(s)
+        rd.append(d)
+        ps = s
+        pd = d
+    n = len(rs)
+    if n == 1:
+        r = _mk(rs[0], rd[0])
+    elif same and n > 1:
+        r = layout
+    elif n == 0:
+        r = _mk(1, 0)
+    else:
+        r = _mk(tuple(rs), tuple(rd))
+    layout._co = r
+    return r
 
 
 @memoize
@@ -680,6 +670,16 @@ def _complement_memo(layout: Any, max_idx: Any) -> Any:
 # --------------------------------------------------------------------------------------------------
 
 
+def _ints(t: Any) -> bool:
+    """Whether `t` is an int or a flat tuple of ints."""
+    if type(t) is int:
+        return True
+    for x in t:
+        if type(x) is not int:
+            return False
+    return True
+
+
 def _static_flat(layout: Layout, func: str) -> tuple[list, list]:
     fs, fd = layout._flat()
     rs, rd = _coalesce_flat(fs, fd, True, func)
@@ -719,31 +719,32 @@ def _right_inverse(layout: Layout) -> Layout:
         if type(layout) is int:
             return Layout(layout, 1)
         return _delegate(layout, "right_inverse", "right_inverse")
-    c = _coalesce_ints_flat(layout)
-    if c is None:  # run-time or ScaledBasis leaves: the checked path names what must be static
-        fs, fd = _static_flat(layout, "right_inverse")
-    else:
-        fs, fd, _ = c
-        if not fs:
-            return _mk(1, 0)
-    if len(fs) == 1:
-        return _mk(fs[0], 1) if fd[0] == 1 else _mk(1, 0)
-    pre = _prefix(fs)
+    try:
+        c = layout._co or coalesce(layout)
+    except TypeError:  # a run-time leaf: the checked path names it for right_inverse
+        _static_flat(layout, "right_inverse")
+        raise
+    fs, fd = c.shape, c.stride
+    if type(fs) is int:
+        if type(fd) is int:
+            return _mk(fs, 1) if fd == 1 else _mk(1, 0)
+        fs, fd = (fs,), (fd,)
+    if not _ints(fd):
+        fs, fd = _static_flat(layout, "right_inverse")  # raises, naming the stride that must be static
+    # follow the chain of strides from 1: the mode of stride `cur`, then the one of stride size * cur, ...
     rs: list = []
     rd: list = []
     cur = 1
-    for i in sorted(range(len(fd)), key=fd.__getitem__):  # strides ascending: follow the chain from 1
-        d = fd[i]
-        if d == cur:
-            s, p = fs[i], pre[i]
-            if rs and rs[-1] * rd[-1] == p:  # coalesce with the previous mode of the inverse
-                rs[-1] *= s
-            else:
-                rs.append(s)
-                rd.append(p)
-            cur = s * d
-        elif d > cur:
-            break
+    while cur in fd:
+        i = fd.index(cur)
+        s = fs[i]
+        p = prod(fs[:i])  # the mode's stride in the inverse: its position in the layout's domain
+        if rs and rs[-1] * rd[-1] == p:  # coalesce with the previous mode of the inverse
+            rs[-1] *= s
+        else:
+            rs.append(s)
+            rd.append(p)
+        cur *= s
     if not rs:
         return _mk(1, 0)
     return _mk(rs[0], rd[0]) if len(rs) == 1 else _mk(tuple(rs), tuple(rd))

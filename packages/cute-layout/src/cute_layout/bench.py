@@ -168,13 +168,26 @@ def mix_pairs(operands: list) -> list[tuple[tuple, tuple]]:
 def measure_mix(module: Any, name: str, arity: int, pairs: list, clear: bool) -> float:
     """Per-call us of `name` over `pairs`: one timed loop that builds each call's Layouts from tuples and
     calls the operation once; caches are cleared first and the operands are distinct, so no call hits a
-    cache."""
-    import time
+    cache; the garbage collector is off during the loop, as in timeit."""
+    import gc
 
     fn = getattr(module, name)
     lay = module.Layout
     if clear:
         _clear_caches()
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # as timeit does: a collection in the timed loop would land on one side at random
+    try:
+        return _timed_loop(fn, lay, arity, pairs)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _timed_loop(fn: Any, lay: Any, arity: int, pairs: list) -> float:
+    """Per-call us of one loop over `pairs` (the Layouts built inside the loop)."""
+    import time
+
     if arity == 1:
         t0 = time.perf_counter()
         for a, _ in pairs:
