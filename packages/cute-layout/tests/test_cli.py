@@ -137,13 +137,15 @@ def test_docs_pictures_are_up_to_date(tmp_path: Path, capsys: pytest.CaptureFixt
 from cute_layout.__main__ import _parser  # noqa: E402
 from cute_layout.cli_contract import documented_actions, run_contract  # noqa: E402
 
-_ACTIONS = documented_actions(_parser())
-_IDS = [a.option_strings[0] if a.option_strings else a.dest for a in _ACTIONS]
+_CLIS = {"python -m cute_layout": (_parser, main), "python -m cute_layout.bench": (bench.parser_, bench.main)}
+_CASES = [(cli, action) for cli, (make, _) in _CLIS.items() for action in documented_actions(make())]
+_IDS = [f"{cli} {a.option_strings[0] if a.option_strings else a.dest}" for cli, a in _CASES]
 
 
-@pytest.mark.parametrize("action", _ACTIONS, ids=_IDS)
-def test_every_option_is_documented_and_misuse_exits_2(action, capsys: pytest.CaptureFixture[str]) -> None:
-    run_contract(_parser(), main, action, capsys)
+@pytest.mark.parametrize("cli, action", _CASES, ids=_IDS)
+def test_every_option_is_documented_and_misuse_exits_2(cli: str, action, capsys: pytest.CaptureFixture[str]) -> None:
+    make, run = _CLIS[cli]
+    run_contract(make(), run, action, capsys)
 
 
 def test_help_exits_0_and_shows_defaults(capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, NoReturn
+from typing import Any
+
+from .cli_contract import ContractParser, positive_int
 
 __all__ = ["main"]
 
@@ -65,31 +67,13 @@ def _is_tv_pair(value: Any) -> bool:
     )
 
 
-def _positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
 class _Formatter(argparse.RawDescriptionHelpFormatter):
     """Keep the epilog's layout; wrap option help as usual."""
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (exit status 2) and no usage block."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message.splitlines()[0] if message else 'bad command line'}\n")
-
-
 def _parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
-    parser = _Parser(
+    parser = ContractParser(
         prog=f"python -m {_PROG}",
         description="Evaluate a CuTe layout expression, e.g. \"zipped_divide((8,8):(8,1), (2,4))\".",
         epilog=_NOTATION,
@@ -105,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         help="write a picture of the result to this SVG file (default: none, no picture), e.g. --svg tv.svg",
     )
     parser.add_argument(
-        "--max-cells", type=_positive_int, default=1024, metavar="N",
+        "--max-cells", type=positive_int, default=1024, metavar="N",
         help="print the 2-D table only up to N cells (default: 1024), e.g. --max-cells 4096",
     )
     parser.add_argument(

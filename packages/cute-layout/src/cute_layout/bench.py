@@ -237,16 +237,32 @@ def _fmt(x: float | None, suffix: str = "") -> str:
     return "n/a" if x is None else f"{x:.2f}{suffix}"
 
 
+def parser_() -> argparse.ArgumentParser:
+    """Return the benchmark's argument parser."""
+    from .cli_contract import ContractParser, positive_int
+
+    parser = ContractParser(prog="python -m cute_layout.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=positive_int, default=2000,
+                        help="calls per timeit run of the repeated call (default: 2000), e.g. --number 500")
+    parser.add_argument("--repeat", type=positive_int, default=7,
+                        help="timed runs; the best is reported (default: 7), e.g. --repeat 3")
+    parser.add_argument("--quick", action="store_true", default=False,
+                        help="one call per run, one run, a 20-layout mix: proves it runs (default: off), e.g. --quick")
+    parser.add_argument("--seed", type=int, default=19,
+                        help="seed of the random operand mix (default: 19), e.g. --seed 7")
+    parser.add_argument("--mix", type=positive_int, default=2000,
+                        help="number of distinct random layouts in the mix (default: 2000), e.g. --mix 500")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the table; return the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m cute_layout.bench", description=__doc__.splitlines()[0])
-    parser.add_argument("--number", type=int, default=2000, help="calls per timeit run of the repeated call")
-    parser.add_argument("--repeat", type=int, default=7, help="timeit runs; the best is reported")
-    parser.add_argument("--quick", action="store_true", help="one call per run, one run (proves it runs)")
-    parser.add_argument("--seed", type=int, default=19, help="seed of the random operand mix")
-    parser.add_argument("--mix", type=int, default=2000, help="number of distinct random layouts in the mix")
-    args = parser.parse_args(argv)
-    number, repeat = (1, 1) if args.quick else (max(args.number, 1), max(args.repeat, 1))
+    parser = parser_()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (2, its one line already printed)
+        return int(exc.code or 0)
+    number, repeat = (1, 1) if args.quick else (args.number, args.repeat)
     # the first-call timing takes the best of this many single calls, each on fresh operands and caches
     first_samples = 1 if args.quick else 20 * repeat
 

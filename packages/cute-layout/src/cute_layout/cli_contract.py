@@ -1,17 +1,36 @@
-"""Checks of the command-line contract, for tests: every option documented, usage errors exit 2 in one line.
+"""The command-line contract: a parser that keeps it, and the checks a test runs on any argparse parser.
 
 The contract (issue 17): ``--help`` documents every option with its default and an example; a usage error
-exits with status 2 and one line on stderr, never a traceback. `action_problems` checks one parser action's
-help text; `bad_argv` gives a command line that misuses it. Any package's CLI test can use them with its own
-``argparse.ArgumentParser`` (standard library only).
+exits with status 2 and one line on stderr, never a traceback. `ContractParser` prints argparse's usage errors
+as that one line; `positive_int` is an argparse type. `action_problems` checks one parser action's help text;
+`bad_argv` gives a command line that misuses it; `run_contract` asserts both. Any package's CLI test can use
+them with its own ``argparse.ArgumentParser`` (standard library only).
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["documented_actions", "action_problems", "bad_argv", "run_contract"]
+__all__ = ["ContractParser", "positive_int", "documented_actions", "action_problems", "bad_argv", "run_contract"]
+
+
+class ContractParser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit status 2) and no usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message.splitlines()[0] if message else 'bad command line'}\n")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def documented_actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
