@@ -153,3 +153,22 @@ def test_blocked_and_raked_products_zip_the_logical_product(a: Layout, b: Layout
         ref = lp(i, j)
         assert bp(tuple((x, y) for x, y in zip(i, j))) == ref  # noqa: B905
         assert rp(tuple((y, x) for x, y in zip(i, j))) == ref  # noqa: B905
+
+
+@MANY
+@given(layouts(max_leaves=3, max_size=64, negative=False))
+def test_left_inverse_is_cute_where_cute_is_lawful(layout: Layout) -> None:
+    # CuTe C++: left_inverse(L) = right_inverse(make_layout(L, complement(L))), complement to cosize(L)
+    c = cpp_complement(layout, cl.cosize(layout))
+    cute = None if c is None else cl.right_inverse(cl.make_layout(layout, c))
+    n = cl.size(layout)
+    lawful = cute is not None and all(cute(layout(i)) == i for i in range(n))
+    try:
+        ours = cl.left_inverse(layout)
+    except ValueError:
+        assert not lawful, (layout, cute)  # raises only where CuTe's answer breaks R(L(i)) == i
+        return
+    if lawful:  # the same function on the layout's image
+        assert all(ours(layout(i)) == cute(layout(i)) for i in range(n))
+    if all(d != 0 for d in cl.flatten(layout.stride)):
+        assert all(ours(layout(i)) == i for i in range(n))  # and where CuTe is wrong, ours is still exact
