@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nox
 
+try:
+    import tomllib
+except ImportError:  # Python < 3.11, where nox depends on tomli
+    import tomli as tomllib
+
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
+nox.options.error_on_missing_interpreters = True  # no Python 3.11: an error, never a skipped session and exit 0
 
 PYTHON = "3.11"
 _ORDER = ["cute-layout", "cute-nvarch", "cute-ir", "cute-runtime", "cute-examples"]
@@ -24,48 +31,78 @@ def _install_all(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON, tags=["ci"])
-def layout(session: nox.Session) -> None:
-    """cute-layout alone: installs nothing else, and its tests pass without any other package."""
-    session.install("./packages/cute-layout")
-    frozen = session.run("python", "-m", "pip", "list", "--format=freeze", silent=True)
-    allowed = {"cute-layout", "pip", "setuptools"}
-    extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in allowed]
-    if extra:
-        session.error(f"cute-layout pulled in other packages: {extra}")
-    session.run("python", "-c", "import cute_layout; print('cute_layout', cute_layout.__version__)")
-    session.install(*TEST_DEPS)
-    session.run("pytest", "-q", "packages/cute-layout/tests", *session.posargs)
-
-
-@nox.session(python=PYTHON, tags=["ci"])
 def tests(session: nox.Session) -> None:
-    """Every other package's tests and the cross-package tests, in one environment."""
+    """The cross-package tests (tests/), with every package installed; each package's own tests run in `package`."""
     _install_all(session)
-    paths = [f"packages/{p}/tests" for p in PACKAGES[1:]] + ["tests"]
-    session.run("pytest", "-q", *paths, *session.posargs)
+    session.run("pytest", "-q", "tests", *session.posargs)
 
 
-# What each package's own test suite needs besides the package: its dependencies in this repo, plus test-only ones.
-CUDA_BINDINGS = "cuda-bindings>=13.3,<14"
-_TEST_NEEDS = {
-    "cute-layout": [],
-    "cute-nvarch": ["cute-layout", CUDA_BINDINGS],  # the TMA enum cross-checks read cuda.bindings' values
-    "cute-ir": ["cute-layout", "cute-nvarch"],
-    "cute-runtime": ["cute-layout", "cute-nvarch", TORCH],
-    "cute-examples": ["cute-layout", "cute-nvarch", "cute-ir", "cute-runtime", TORCH],
-}
+def _project(package: str) -> dict:
+    with open(Path(__file__).parent / "packages" / package / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]
 
 
-@nox.session(python=PYTHON)
+def _name(requirement: str) -> str:
+    return re.split(r"[\s\[<>=!~;@]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def siblings(package: str) -> list[str]:
+    """The packages of this repository that `package` depends on, transitively, from the pyproject files."""
+    out: set[str] = set()
+    for requirement in _project(package).get("dependencies", []):
+        if _name(requirement) in PACKAGES:
+            out |= {_name(requirement), *siblings(_name(requirement))}
+    return [p for p in PACKAGES if p in out]
+
+
+# Run in a package session's venv: the cute-* distributions installed are exactly the expected ones, and each came
+# from this clone (pip's direct_url.json names the directory packages/<name>), never from an index.
+_FROM_CLONE = """
+import json, sys
+from importlib.metadata import distributions
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+root, expected = Path(sys.argv[1]).resolve(), set(sys.argv[2:])
+found = {}
+for dist in distributions():
+    name = dist.metadata["Name"].lower().replace("_", "-")
+    if name.startswith("cute-"):
+        url = json.loads(dist.read_text("direct_url.json") or "{}").get("url", "")
+        found[name] = Path(unquote(urlparse(url).path)).resolve() if url.startswith("file:") else None
+assert set(found) == expected, f"installed cute-* packages {sorted(found)}, expected {sorted(expected)}"
+bad = {n: str(p) for n, p in found.items() if p != (root / "packages" / n).resolve()}
+assert not bad, f"not installed from this clone's packages/ directory: {bad}"
+print("from this clone:", ", ".join(f"{n} ({found[n]})" for n in sorted(found)))
+"""
+
+
+@nox.session(python=PYTHON, reuse_venv=False, tags=["ci"])
 @nox.parametrize("package", PACKAGES)
 def package(session: nox.Session, package: str) -> None:
-    """One package's tests, with only that package, its dependencies and its test needs installed."""
-    needs = _TEST_NEEDS[package]
-    if TORCH in needs:
-        session.install(TORCH)
-    local = [f"./packages/{p}" + ("[sass]" if p == "cute-ir" else "") for p in [*needs, package] if p in PACKAGES]
-    other = [p for p in needs if p not in PACKAGES and p != TORCH]
-    session.install(*TEST_DEPS, *other, *local)
+    """One package alone in a fresh venv, installed as its README says: imports, siblings from the clone, tests pass.
+
+    The README's commands: the siblings by path from this clone with the package, then its `[test]` extra.
+    """
+    project = _project(package)
+    test_extra = project.get("optional-dependencies", {}).get("test", [])
+    if any(_name(r) == "torch" for r in [*project.get("dependencies", []), *test_extra]):
+        session.install(TORCH)  # the CPU wheel on local disk, before anything can pull another build
+    paths = [f"./packages/{p}" for p in siblings(package)]
+    session.install(*paths, f"./packages/{package}")
+    if not project.get("dependencies"):  # a package without dependencies brings nothing else along
+        frozen = session.run("python", "-m", "pip", "list", "--format=freeze", silent=True)
+        extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in {package, "pip"}]
+        if extra:
+            session.error(f"{package} pulled in other packages: {extra}")
+    module = package.replace("-", "_")
+    session.run("python", "-c", f"import {module}; print('{module}', {module}.__version__)")
+    check = Path(session.create_tmp()) / "from_clone.py"
+    check.write_text(_FROM_CLONE)
+    session.run("python", str(check), str(Path(__file__).parent), *siblings(package), package)
+    if test_extra:
+        session.install(*paths, f"./packages/{package}[test]")
+    else:
+        session.install(*TEST_DEPS)
     session.run("pytest", "-q", f"packages/{package}/tests", *session.posargs)
 
 
