@@ -91,7 +91,8 @@ def package(session: nox.Session, package: str) -> None:
     session.install(*paths, f"./packages/{package}")
     if not project.get("dependencies"):  # a package without dependencies brings nothing else along
         frozen = session.run("python", "-m", "pip", "list", "--format=freeze", silent=True)
-        extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in {package, "pip"}]
+        own = {package, "pip", "setuptools"}  # a fresh venv has pip and setuptools
+        extra = [line for line in frozen.splitlines() if line.split("==")[0].lower() not in own]
         if extra:
             session.error(f"{package} pulled in other packages: {extra}")
     module = package.replace("-", "_")
