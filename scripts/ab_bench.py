@@ -1,7 +1,7 @@
 """Old against new: the add and GEMM bench rows of two source trees, each with its own AOT bundle, in alternating
 blocks on one GPU (the clocks follow power), on identical tensors (same seed, same draws), and the new/old ratio.
 
-    python3 scripts/ab_bench.py OLD_PACKAGES_DIR OLD_BUNDLE NEW_PACKAGES_DIR NEW_BUNDLE [--rounds 3]
+    python3 scripts/ab_bench.py OLD_PACKAGES_DIR OLD_BUNDLE NEW_PACKAGES_DIR NEW_BUNDLE [--rounds 4]
 
 Each block is one process of one tree: `cute_examples.bench --only elementwise` then
 `cute_examples.dense_gemm.bench --variant fast`, after `torch.manual_seed(0)`. A row's figure is the median of its
@@ -46,7 +46,7 @@ def main() -> int:
     p.add_argument("old_bundle")
     p.add_argument("new_packages")
     p.add_argument("new_bundle")
-    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=4, help="an even count puts each side first equally often")
     args = p.parse_args()
     sides = {"old": (args.old_packages, args.old_bundle), "new": (args.new_packages, args.new_bundle)}
     got: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
@@ -67,7 +67,8 @@ def main() -> int:
             continue
         o, n = statistics.median(olds), statistics.median(news)
         worst = n / o if worst is None else min(worst, n / o)
-        print(f"{label:34} {o:9.1f} {n:9.1f} {n / o:8.3f}")
+        rounds = "  old " + " ".join(f"{x:.0f}" for x in olds) + " | new " + " ".join(f"{x:.0f}" for x in news)
+        print(f"{label:34} {o:9.1f} {n:9.1f} {n / o:8.3f}{rounds}")
     print(f"lowest new/old: {worst:.3f}" if worst is not None else "no rows matched")
     return 0
 
