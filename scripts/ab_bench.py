@@ -1,7 +1,7 @@
 """Old against new: the add and GEMM bench rows of two source trees, each with its own AOT bundle, in alternating
 blocks on one GPU (the clocks follow power), on identical tensors (same seed, same draws), and the new/old ratio.
 
-    python3 scripts/ab_bench.py OLD_PACKAGES_DIR OLD_BUNDLE NEW_PACKAGES_DIR NEW_BUNDLE [--rounds 4]
+    python3 scripts/ab_bench.py OLD_PACKAGES_DIR OLD_BUNDLE NEW_PACKAGES_DIR NEW_BUNDLE [--rounds 4] [--cpu N]
 
 Each block is one process of one tree: `cute_examples.bench --only elementwise` then
 `cute_examples.dense_gemm.bench --variant fast`, after `torch.manual_seed(0)`. A row's figure is the median of its
@@ -25,10 +25,13 @@ _RUN = (
 _NUM = re.compile(r"^-?\d+\.\d+x?$")
 
 
-def _rows(packages: str, bundle: str, module: str, *args: str) -> dict[str, float]:
-    """{row label: ours figure} from one bench process of the tree under `packages`."""
+def _rows(packages: str, bundle: str, cpu: int | None, module: str, *args: str) -> dict[str, float]:
+    """{row label: ours figure} from one bench process of the tree under `packages` (pinned to `cpu` if given)."""
     env = dict(os.environ, CUTE_BUNDLE_DIR=bundle, PYTHONPATH=":".join(f"{packages}/{p}/src" for p in _PKGS))
-    out = subprocess.run([sys.executable, "-c", _RUN, module, *args], env=env, capture_output=True, text=True)
+    pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
+    out = subprocess.run(
+        [sys.executable, "-c", _RUN, module, *args], env=env, capture_output=True, text=True, preexec_fn=pin
+    )
     if out.returncode != 0:
         raise SystemExit(f"{packages}: {module} failed:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
     rows = {}
@@ -47,14 +50,15 @@ def main() -> int:
     p.add_argument("new_packages")
     p.add_argument("new_bundle")
     p.add_argument("--rounds", type=int, default=4, help="an even count puts each side first equally often")
+    p.add_argument("--cpu", type=int, default=None, help="pin every bench process to this CPU (steadier host timing)")
     args = p.parse_args()
     sides = {"old": (args.old_packages, args.old_bundle), "new": (args.new_packages, args.new_bundle)}
     got: dict[str, dict[str, list[float]]] = {"old": {}, "new": {}}
     for r in range(args.rounds):
         for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
             packages, bundle = sides[side]
-            rows = _rows(packages, bundle, "cute_examples.bench", "--only", "elementwise")
-            rows.update(_rows(packages, bundle, "cute_examples.dense_gemm.bench", "--variant", "fast"))
+            rows = _rows(packages, bundle, args.cpu, "cute_examples.bench", "--only", "elementwise")
+            rows.update(_rows(packages, bundle, args.cpu, "cute_examples.dense_gemm.bench", "--variant", "fast"))
             for label, value in rows.items():
                 got[side].setdefault(label, []).append(value)
             print(f"round {r} {side}: {len(rows)} rows", flush=True)
