@@ -154,7 +154,7 @@ def test_host_encodes_the_plans_box_for_the_multicast_classes(monkeypatch, name)
 
     cfg = next(c for c in multicast_split_configs() if dict(FORMERLY_FAILING)[name](c))
     calls = []
-    monkeypatch.setattr("cute_runtime.encode_tiled", lambda *args: calls.append(args) or args)
+    monkeypatch.setattr("cute_runtime.tma.encode_tiled", lambda *args, owner=None: calls.append(args) or args)
     p = random_problems()[0]
     p = dataclasses.replace(p, ab_dtype=cfg.a_dtype, c_dtype=cfg.c_dtype, a_major=cfg.a_major,
                             b_major=cfg.b_major, c_major=cfg.c_major, m=300, n=200, k=136, l=2, batched=True)

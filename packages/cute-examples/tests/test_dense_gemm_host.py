@@ -131,17 +131,17 @@ def test_schedule_overrides():
 def test_tensor_map_arguments(monkeypatch):
     """cuTensorMapEncodeTiled's arguments per operand: dims innermost first, byte strides, boxes, swizzle."""
     calls = []
-    monkeypatch.setattr("cute_runtime.encode_tiled", lambda *args: calls.append(args) or args)
+    monkeypatch.setattr("cute_runtime.tma.encode_tiled", lambda *args, owner=None: calls.append(args) or args)
     p = host.problem_of(_col(127, 72, ld=128), _row(72, 255, ld=256), _row(127, 255, ld=256))
     cfg = GemmConfig(a_major="m", b_major="n", tile_m=128, tile_n=128)
     host.tensor_maps(p, cfg)
     a, b, c = calls
     assert a[0] == 6 and a[1] == 3
-    assert a[3:6] == ([127, 72, 1], [256, 256 * 72], [64, 64, 1])  # A m-major: (M, K, L), 64x64 boxes
-    assert b[3:6] == ([255, 72, 1], [512, 512 * 72], [64, 64, 1])  # B n-major: (N, K, L)
-    assert c[3:6] == ([255, 127, 1], [512, 512 * 127], [64, 64, 1])  # C n-major: (N, M, L)
+    assert a[3:6] == ((127, 72, 1), (256, 256 * 72), (64, 64, 1))  # A m-major: (M, K, L), 64x64 boxes
+    assert b[3:6] == ((255, 72, 1), (512, 512 * 72), (64, 64, 1))  # B n-major: (N, K, L)
+    assert c[3:6] == ((255, 127, 1), (512, 512 * 127), (64, 64, 1))  # C n-major: (N, M, L)
     assert a[8] == b[8] == c[8] == 3  # 128-byte swizzle
-    assert all(x[6] == [1, 1, 1] and x[9] == 2 and x[10] == 0 for x in calls)
+    assert all(x[6] == (1, 1, 1) and x[9] == 2 and x[10] == 0 for x in calls)
 
 
 @pytest.mark.parametrize(
@@ -156,7 +156,7 @@ def test_tensor_map_arguments_equal_cute_nvarch_plans(monkeypatch, a_major, b_ma
     from cute_nvarch.tma import make_tma_plan
 
     calls = []
-    monkeypatch.setattr("cute_runtime.encode_tiled", lambda *args: calls.append(args) or args)
+    monkeypatch.setattr("cute_runtime.tma.encode_tiled", lambda *args, owner=None: calls.append(args) or args)
     m, n, k = 300, 200, 136
     ab = torch.bfloat16 if c_dtype is torch.bfloat16 else torch.float16
     a = _row(m, k, dtype=ab) if a_major == "k" else _col(m, k, ld=304, dtype=ab)

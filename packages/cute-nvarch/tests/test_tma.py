@@ -286,3 +286,40 @@ def test_multicast_shares_of_every_gmma_buffer() -> None:
         plan = nv.make_tma_plan((4096, 2048), stride, dtype, smem, cluster_shape=(mc, 1), multicast_axis=0)
         check_boxes_fill_tile(plan)
         check_multicast_shares(plan)
+
+
+@pytest.mark.parametrize("major", ["k", "mn"])
+@pytest.mark.parametrize("mc", [None, 0, 1])
+def test_tile_plan_then_bind_is_make_tma_plan(major: str, mc: int | None) -> None:
+    # The static tile plan needs no extents; binding it to a tensor gives make_tma_plan's plan.
+    smem = nv.make_gmma_smem_layout("f16", major, 128, 64)
+    contiguous = 0 if major == "mn" else 1
+    kw = {"cluster_shape": (2, 2, 1), "multicast_axis": mc}
+    tile = nv.make_tma_tile_plan("f16", smem, rank=3, contiguous_mode=contiguous, **kw)
+    assert not hasattr(tile, "global_dims") and tile.rank == 3 and tile.dim_order[0] == contiguous
+    for shape in ((300, 136, 2), (4096, 4096, 1)):
+        m, k, _ = shape
+        ld = -(-(m if major == "mn" else k) // 8) * 8  # the leading dimension padded to 16 bytes
+        stride = (1, ld, ld * k) if major == "mn" else (ld, 1, ld * m)
+        bound = tile.bind(shape, stride)
+        whole = nv.make_tma_plan(shape, stride, "f16", smem, **kw)
+        assert bound.tensor_map_args == whole.tensor_map_args and bound.boxes == whole.boxes
+        assert isinstance(bound, nv.TmaTilePlan) and bound.box_coordinates((1, 1, 0)) == whole.box_coordinates(
+            (1, 1, 0)
+        )
+
+
+def test_bind_rules() -> None:
+    tile = nv.make_tma_tile_plan("f16", nv.make_gmma_smem_layout("f16", "k", 64, 64), rank=3, contiguous_mode=1)
+    with pytest.raises(ValueError, match="rank-3 tensor"):
+        tile.bind((64, 64), (64, 1))
+    with pytest.raises(ValueError, match="mode 1 is the tile plan's contiguous mode"):
+        tile.bind((64, 64, 1), (1, 64, 4096))
+    with pytest.raises(ValueError, match="not a multiple of 16 bytes"):
+        tile.bind((64, 64, 2), (68, 1, 4))
+    with pytest.raises(ValueError, match="base pointer is misaligned"):
+        tile.bind((64, 64, 1), (64, 1, 4096), base_alignment=8)
+    with pytest.raises(ValueError, match="contiguous_mode must be a mode 0..2"):
+        nv.make_tma_tile_plan("f16", nv.make_gmma_smem_layout("f16", "k", 64, 64), rank=3, contiguous_mode=3)
+    with pytest.raises(ValueError, match="contiguous global mode 2 is not a mode of the shared-memory tile"):
+        nv.make_tma_tile_plan("f16", nv.make_gmma_smem_layout("f16", "k", 64, 64), rank=3, contiguous_mode=2)

@@ -1,11 +1,18 @@
-"""TMA plans: how boxes of a global tensor fill a shared-memory tile, and the exact
-`cuTensorMapEncodeTiled` arguments for it.
+"""TMA plans in two steps: how boxes fill one shared-memory tile (static), then the binding to a global
+tensor that gives the exact `cuTensorMapEncodeTiled` arguments (per call).
 
-`make_tma_plan(global_shape, global_stride, dtype, smem_layout)` takes a global tensor (shape and
-strides in elements, tensor-mode order) and the shared-memory layout of one tile (tile coordinates,
-in the same mode order, to shared-memory elements; a plain Layout or a GMMA-swizzled ComposedLayout;
-one pipeline stage). Tensor map dimension 0 is the global mode of stride 1; the other tiled modes
-follow in the order of their shared-memory strides, then the untiled modes (box extent 1).
+`make_tma_tile_plan(dtype, smem_layout, rank=..., contiguous_mode=...)` plans one tile from the
+shared-memory layout of the tile (tile coordinates, in the global tensor's mode order, to shared-memory
+elements; a plain Layout or a GMMA-swizzled ComposedLayout; one pipeline stage), the global tensor's rank
+and which of its modes is contiguous (stride 1). It needs no extents: a kernel plans its tiles once, at
+build time. Tensor map dimension 0 is the contiguous mode; the other tiled modes follow in the order of
+their shared-memory strides, then the untiled modes (box extent 1).
+
+`TmaTilePlan.bind(global_shape, global_stride)` (extents and element strides in tensor-mode order) checks
+the tensor against TMA's rules and returns the `TmaPlan`: the tile plan plus global dims and byte
+strides in tensor-map order, whose `encode_args(address)` is the driver's argument tuple (cute-runtime's
+`TensorMap.from_plan` encodes it). `make_tma_plan(global_shape, global_stride, dtype, smem_layout)` is
+both steps at once, the contiguous mode read off the strides.
 
 A box is written to shared memory packed, dimension 0 fastest, and swizzled by the address; so along
 each tensor-map dimension the box takes the leading run of the tile's shared-memory mode that
@@ -25,6 +32,7 @@ Enum fields are plain ints equal to the driver's `CUtensorMap*` enums.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass
@@ -50,7 +58,9 @@ __all__ = [
     "TmaOobFill",
     "TmaBox",
     "TmaPlan",
+    "TmaTilePlan",
     "make_tma_plan",
+    "make_tma_tile_plan",
     "make_tma_copy",
     "cluster_multicast_mask",
     "TMA_MAX_RANK",
@@ -114,15 +124,16 @@ class TmaBox:
 
 
 @dataclass(frozen=True)
-class TmaPlan:
-    """A TMA plan; see the module docstring. Fields that `cuTensorMapEncodeTiled` takes are plain ints.
+class TmaTilePlan:
+    """The static plan of one tile: boxes, order, swizzle, multicast; see the module docstring.
+
+    Fields that `cuTensorMapEncodeTiled` takes are plain ints.
 
     Fields:
       dtype: element type; data_type: `CUtensorMapDataType`.
-      rank: tensor-map rank; global_dims: extents in tensor-map order; global_strides: bytes, dims 1..rank-1.
-      box_dims: box extents; element_strides: all 1.
+      rank: tensor-map rank (the global tensor's); box_dims: box extents; element_strides: all 1.
       interleave, swizzle, l2_promotion, oob_fill: the enum arguments.
-      dim_order: tensor-map dimension j is tensor mode dim_order[j].
+      dim_order: tensor-map dimension j is tensor mode dim_order[j] (dim_order[0]: the contiguous mode).
       tile_shape: the tile's extents in tensor-mode order (1 for untiled modes).
       smem_layout: tile coordinates -> shared-memory element offset, without the swizzle, each mode coalesced.
       boxes: every box of the tile (all multicast ranks), sorted by shared-memory offset.
@@ -132,8 +143,6 @@ class TmaPlan:
     dtype: NumericType
     data_type: int
     rank: int
-    global_dims: tuple[int, ...]
-    global_strides: tuple[int, ...]
     box_dims: tuple[int, ...]
     element_strides: tuple[int, ...]
     interleave: int
@@ -175,37 +184,12 @@ class TmaPlan:
         """Boxes each CTA issues per tile."""
         return len(self.boxes) // self.num_multicast
 
-    @property
-    def tensor_map_args(self) -> tuple:
-        """(data type, rank, global dims, global strides, box dims, element strides, interleave, swizzle,
-        L2 promotion, OOB fill): `cuTensorMapEncodeTiled`'s arguments without the global address."""
-        return (
-            self.data_type,
-            self.rank,
-            self.global_dims,
-            self.global_strides,
-            self.box_dims,
-            self.element_strides,
-            self.interleave,
-            self.swizzle,
-            self.l2_promotion,
-            self.oob_fill,
-        )
+    def bind(self, global_shape: tuple[int, ...], global_stride: tuple[int, ...], base_alignment: int = 16) -> TmaPlan:
+        """The plan for a global tensor (extents, element strides, tensor-mode order): TMA's rules checked.
 
-    def encode_args(self, global_address: int) -> tuple:
-        """The full `cuTensorMapEncodeTiled` argument tuple, global address third (checked for alignment)."""
-        self.check_global_address(global_address)
-        args = self.tensor_map_args
-        return args[:2] + (global_address,) + args[2:]
-
-    def check_global_address(self, global_address: int) -> None:
-        """Raise ValueError unless the address is a 16-byte aligned global address."""
-        if not isinstance(global_address, int) or isinstance(global_address, bool):
-            raise TypeError(f"TmaPlan: global_address must be an int, got {type(global_address).__name__}")
-        if global_address % 16:
-            raise ValueError(
-                f"TmaPlan: global address {global_address:#x} is misaligned; TMA needs 16-byte alignment"
-            )
+        `base_alignment` is the alignment in bytes guaranteed for the tensor's base address.
+        """
+        return _bind(self, global_shape, global_stride, base_alignment, "TmaTilePlan.bind")
 
     def boxes_for(self, multicast_rank: int = 0) -> tuple[TmaBox, ...]:
         """The boxes one CTA of the multicast group issues."""
@@ -241,6 +225,50 @@ class TmaPlan:
         origin = self.tile_origin(tile_coord)
         boxes = self.boxes_for(multicast_rank)
         return tuple(tuple(o + c for o, c in zip(origin, b.coords, strict=True)) for b in boxes)
+
+
+@dataclass(frozen=True)
+class TmaPlan(TmaTilePlan):
+    """A tile plan bound to a global tensor (`TmaTilePlan.bind`): everything `cuTensorMapEncodeTiled` takes.
+
+    Fields (besides the tile plan's): global_dims: extents in tensor-map order; global_strides: bytes,
+    dims 1..rank-1.
+    """
+
+    global_dims: tuple[int, ...]
+    global_strides: tuple[int, ...]
+
+    @property
+    def tensor_map_args(self) -> tuple:
+        """(data type, rank, global dims, global strides, box dims, element strides, interleave, swizzle,
+        L2 promotion, OOB fill): `cuTensorMapEncodeTiled`'s arguments without the global address."""
+        return (
+            self.data_type,
+            self.rank,
+            self.global_dims,
+            self.global_strides,
+            self.box_dims,
+            self.element_strides,
+            self.interleave,
+            self.swizzle,
+            self.l2_promotion,
+            self.oob_fill,
+        )
+
+    def encode_args(self, global_address: int) -> tuple:
+        """The full `cuTensorMapEncodeTiled` argument tuple, global address third (checked for alignment)."""
+        self.check_global_address(global_address)
+        args = self.tensor_map_args
+        return args[:2] + (global_address,) + args[2:]
+
+    def check_global_address(self, global_address: int) -> None:
+        """Raise ValueError unless the address is a 16-byte aligned global address."""
+        if not isinstance(global_address, int) or isinstance(global_address, bool):
+            raise TypeError(f"TmaPlan: global_address must be an int, got {type(global_address).__name__}")
+        if global_address % 16:
+            raise ValueError(
+                f"TmaPlan: global address {global_address:#x} is misaligned; TMA needs 16-byte alignment"
+            )
 
 
 def _cluster_coord(cluster_shape: tuple[int, int, int], cta_rank: int) -> tuple[int, int, int]:
@@ -323,12 +351,20 @@ def _multicast_split(box: list[int], n_boxes: int, num_mc: int, func: str) -> tu
     return dims[-1], parts
 
 
-def _check_ints(name: str, values: tuple, lo: int) -> tuple[int, ...]:
+def _check_ints(name: str, values: tuple, lo: int, func: str) -> tuple[int, ...]:
     vals = tuple(values)
     for v in vals:
         if not isinstance(v, int) or isinstance(v, bool) or v < lo:
-            raise ValueError(f"make_tma_plan: {name} must be ints >= {lo}, got {values!r}")
+            raise ValueError(f"{func}: {name} must be ints >= {lo}, got {values!r}")
     return vals
+
+
+def _check_base_alignment(base_alignment: object, func: str) -> None:
+    if not isinstance(base_alignment, int) or base_alignment <= 0 or base_alignment % 16:
+        raise ValueError(
+            f"{func}: the base pointer is misaligned: TMA needs a 16-byte aligned global address, "
+            f"base_alignment={base_alignment!r}"
+        )
 
 
 def make_tma_plan(
@@ -344,29 +380,83 @@ def make_tma_plan(
     oob_fill: int = TmaOobFill.NONE,
     box_shape: tuple[int, ...] | None = None,
 ) -> TmaPlan:
-    """Plan the TMA boxes that fill one shared-memory tile of a global tensor (see the module docstring).
+    """Plan the TMA boxes of one shared-memory tile and bind them to a global tensor in one step.
 
-    `base_alignment` is the alignment in bytes guaranteed for the tensor's base address. `box_shape`
-    (tensor-mode order) asks for a smaller box than the largest one the layout allows; it is checked
-    against the same rules.
+    The contiguous mode is the global mode of stride 1; the rest is `make_tma_tile_plan` then
+    `TmaTilePlan.bind` (see the module docstring).
     """
     func = "make_tma_plan"
-    dtype = numeric_type(dtype)
-    if dtype.width % 8:
-        raise ValueError(f"{func}: TMA moves whole bytes; {dtype} is {dtype.width}-bit")
-    nbytes = dtype.width // 8
-    shape = _check_ints("global_shape", tuple(global_shape), 1)
-    stride = _check_ints("global_stride", tuple(global_stride), 0)
+    shape = _check_ints("global_shape", tuple(global_shape), 1, func)
+    stride = _check_ints("global_stride", tuple(global_stride), 0, func)
     if len(shape) != len(stride):
         raise ValueError(f"{func}: global_shape {shape} and global_stride {stride} have different ranks")
     rank = len(shape)
     if not 1 <= rank <= TMA_MAX_RANK:
         raise ValueError(f"{func}: TMA tensors have 1 to {TMA_MAX_RANK} dims, the global tensor has {rank}")
-    if not isinstance(base_alignment, int) or base_alignment <= 0 or base_alignment % 16:
+    _check_base_alignment(base_alignment, func)
+    # Tensor-map dimension 0: the global mode of stride 1.
+    unit = [i for i in range(rank) if stride[i] == 1 and shape[i] > 1] or [
+        i for i in range(rank) if stride[i] == 1
+    ]
+    if not unit:
         raise ValueError(
-            f"{func}: the base pointer is misaligned: TMA needs a 16-byte aligned global address, "
-            f"base_alignment={base_alignment!r}"
+            f"{func}: TMA needs a global mode of stride 1 (the contiguous dimension); strides are {stride}"
         )
+    tile = _tile_plan(
+        func, dtype, smem_layout, rank, unit[0], cluster_shape, multicast_axis, l2_promotion, oob_fill, box_shape
+    )
+    return _bind(tile, shape, stride, base_alignment, func)
+
+
+def make_tma_tile_plan(
+    dtype: NumericType | str,
+    smem_layout: LayoutLike,
+    *,
+    rank: int | None = None,
+    contiguous_mode: int = 0,
+    cluster_shape: tuple[int, ...] = (1, 1, 1),
+    multicast_axis: int | None = None,
+    l2_promotion: int = TmaL2Promotion.B128,
+    oob_fill: int = TmaOobFill.NONE,
+    box_shape: tuple[int, ...] | None = None,
+) -> TmaTilePlan:
+    """Plan the TMA boxes that fill one shared-memory tile of a rank-`rank` global tensor whose mode
+    `contiguous_mode` has stride 1 (see the module docstring); no extents needed.
+
+    `rank` defaults to the tile's. `box_shape` (tensor-mode order) asks for a smaller box than the largest
+    one the layout allows; it is checked against the same rules.
+    """
+    func = "make_tma_tile_plan"
+    if rank is None:
+        _, _, S = split_swizzle(smem_layout, func)
+        rank = len(modes_of(S))
+    if not isinstance(rank, int) or isinstance(rank, bool) or not 1 <= rank <= TMA_MAX_RANK:
+        raise ValueError(f"{func}: TMA tensors have 1 to {TMA_MAX_RANK} dims, got rank={rank!r}")
+    if not isinstance(contiguous_mode, int) or isinstance(contiguous_mode, bool) or not 0 <= contiguous_mode < rank:
+        raise ValueError(f"{func}: contiguous_mode must be a mode 0..{rank - 1}, got {contiguous_mode!r}")
+    return _tile_plan(
+        func, dtype, smem_layout, rank, contiguous_mode, cluster_shape, multicast_axis, l2_promotion, oob_fill,
+        box_shape,
+    )
+
+
+def _tile_plan(
+    func: str,
+    dtype: NumericType | str,
+    smem_layout: LayoutLike,
+    rank: int,
+    d0: int,
+    cluster_shape: tuple[int, ...],
+    multicast_axis: int | None,
+    l2_promotion: int,
+    oob_fill: int,
+    box_shape: tuple[int, ...] | None,
+) -> TmaTilePlan:
+    """The tile plan of `smem_layout` for a rank-`rank` tensor whose mode `d0` is contiguous."""
+    dtype = numeric_type(dtype)
+    if dtype.width % 8:
+        raise ValueError(f"{func}: TMA moves whole bytes; {dtype} is {dtype.width}-bit")
+    nbytes = dtype.width // 8
     cshape = _cluster_shape(cluster_shape, func)
     if multicast_axis is not None and multicast_axis not in (0, 1, 2):
         raise ValueError(f"{func}: multicast_axis must be None, 0, 1 or 2, got {multicast_axis!r}")
@@ -390,16 +480,6 @@ def make_tma_plan(
     if tile_rank > rank:
         raise ValueError(f"{func}: the tile has {tile_rank} modes but the global tensor only {rank}")
     tile_shape = tuple(size_of(m) for m in tile_modes) + (1,) * (rank - tile_rank)
-
-    # Tensor-map dimension 0: the global mode of stride 1.
-    unit = [i for i in range(rank) if stride[i] == 1 and shape[i] > 1] or [
-        i for i in range(rank) if stride[i] == 1
-    ]
-    if not unit:
-        raise ValueError(
-            f"{func}: TMA needs a global mode of stride 1 (the contiguous dimension); strides are {stride}"
-        )
-    d0 = unit[0]
     if d0 >= tile_rank:
         raise ValueError(f"{func}: the contiguous global mode {d0} is not a mode of the shared-memory tile")
     leaves = [_coalesced_leaves(m) for m in tile_modes]
@@ -412,7 +492,7 @@ def make_tma_plan(
     dim_order = (d0, *others, *range(tile_rank, rank))
 
     if box_shape is not None:
-        want = _check_ints("box_shape", tuple(box_shape), 1)
+        want = _check_ints("box_shape", tuple(box_shape), 1, func)
         if len(want) != rank:
             raise ValueError(f"{func}: box_shape {want} must have one extent per global mode ({rank})")
         for i, (b, t) in enumerate(zip(want, tile_shape, strict=True)):
@@ -528,30 +608,11 @@ def make_tma_plan(
     if len(set(offsets)) != len(offsets):
         raise ValueError(f"{func}: the shared-memory layout {S} maps two boxes to one place")
 
-    # Global dims and strides in tensor-map order.
-    gdims = tuple(shape[i] for i in dim_order)
-    for j, g in enumerate(gdims):
-        if g > 1 << 32:
-            raise ValueError(f"{func}: global dim {j} = {g} exceeds 2^32")
-    gstrides = []
-    for i in dim_order[1:]:
-        sb = stride[i] * nbytes
-        if sb % 16:
-            raise ValueError(
-                f"{func}: global stride of mode {i} is {stride[i]} x {nbytes} = {sb} bytes, "
-                f"not a multiple of 16 bytes"
-            )
-        if sb >= 1 << 40:
-            raise ValueError(f"{func}: global stride of mode {i} ({sb} bytes) is not below 2^40")
-        gstrides.append(sb)
-
     smem_plain = concat(*[coalesce(m) for m in tile_modes])  # one top-level mode per tile mode
-    return TmaPlan(
+    return TmaTilePlan(
         dtype=dtype,
         data_type=dtype.tensor_map_data_type,
         rank=rank,
-        global_dims=gdims,
-        global_strides=tuple(gstrides),
         box_dims=tuple(box),
         element_strides=(1,) * rank,
         interleave=TmaInterleave.NONE,
@@ -567,6 +628,48 @@ def make_tma_plan(
         multicast_axis=multicast_axis,
         num_multicast=num_mc,
     )
+
+
+def _bind(
+    tile: TmaTilePlan, global_shape: tuple[int, ...], global_stride: tuple[int, ...], base_alignment: int, func: str
+) -> TmaPlan:
+    """`tile` bound to a global tensor: global dims and byte strides in tensor-map order, TMA's rules checked."""
+    shape = _check_ints("global_shape", tuple(global_shape), 1, func)
+    stride = _check_ints("global_stride", tuple(global_stride), 0, func)
+    rank = tile.rank
+    if len(shape) != rank or len(stride) != rank:
+        raise ValueError(
+            f"{func}: the tile plan is for a rank-{rank} tensor; global_shape {shape} and global_stride {stride} "
+            f"must have {rank} modes"
+        )
+    _check_base_alignment(base_alignment, func)
+    d0 = tile.dim_order[0]
+    if stride[d0] != 1 and shape[d0] > 1:
+        raise ValueError(
+            f"{func}: mode {d0} is the tile plan's contiguous mode (tensor-map dimension 0) and must have "
+            f"stride 1; strides are {stride}"
+        )
+    nbytes = tile.dtype.width // 8
+    gdims = tuple(shape[i] for i in tile.dim_order)
+    for j, g in enumerate(gdims):
+        if g > 1 << 32:
+            raise ValueError(f"{func}: global dim {j} = {g} exceeds 2^32")
+    gstrides = []
+    for i in tile.dim_order[1:]:
+        sb = stride[i] * nbytes
+        if sb % 16:
+            raise ValueError(
+                f"{func}: global stride of mode {i} is {stride[i]} x {nbytes} = {sb} bytes, "
+                f"not a multiple of 16 bytes"
+            )
+        if sb >= 1 << 40:
+            raise ValueError(f"{func}: global stride of mode {i} ({sb} bytes) is not below 2^40")
+        gstrides.append(sb)
+    fields = {f: getattr(tile, f) for f in _TILE_FIELDS}
+    return TmaPlan(**fields, global_dims=gdims, global_strides=tuple(gstrides))
+
+
+_TILE_FIELDS = tuple(f.name for f in dataclasses.fields(TmaTilePlan))
 
 
 def make_tma_copy(plan: TmaPlan, op: str = "load") -> TiledCopy:

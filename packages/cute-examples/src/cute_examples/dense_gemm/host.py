@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cute_nvarch.numeric import numeric_type
-
 from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype, runs_on
 
 __all__ = [
@@ -30,11 +28,6 @@ __all__ = [
     "problem_of",
     "tensor_maps",
 ]
-
-# CUtensorMapDataType of each operand dtype (cute-nvarch's table, read once) / L2 promotion value
-_TMA_DTYPE = {d: numeric_type(d).tensor_map_data_type for d in DTYPE_BYTES}
-_L2_128B = 2
-
 
 @dataclass(frozen=True)
 class _Operand:
@@ -164,47 +157,30 @@ def problem_of(a: Any, b: Any, out: Any) -> GemmProblem:
     return GemmProblem(m, n, k, ao.batch, a_major, b_major, c_major, ao.dtype, co.dtype, ao, bo, co)
 
 
+def _geometry(op: _Operand, contiguous: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(rows, cols, batch) extents and legal element strides of an operand (its contiguous mode stride 1)."""
+    outer_bytes, batch_bytes = _legal_strides(op, contiguous)
+    e = DTYPE_BYTES[op.dtype]
+    outer, batch = outer_bytes // e, batch_bytes // e
+    strides = (outer, 1, batch) if contiguous == "cols" else (1, outer, batch)
+    return (op.rows, op.cols, op.batch), strides
+
+
 def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
-    """The three encoded TMA descriptors (cute_runtime TensorMaps) for `problem` under `cfg`'s plan."""
-    from cute_runtime import encode_tiled
+    """The three encoded TMA descriptors (cute_runtime TensorMaps): the plan's tile plans bound to the operands."""
+    from cute_runtime import TensorMap
 
     from .plan import tma_boxes
 
     a_plan, b_plan, c_plan = tma_boxes(cfg)
     p = problem
-
-    def encode(
-        op: _Operand, contiguous: str, inner: int, outer: int, box: tuple[int, int], swizzle: int
-    ) -> Any:
-        outer_bytes, batch_bytes = _legal_strides(op, contiguous)
-        return encode_tiled(
-            _TMA_DTYPE[op.dtype],
-            3,
-            op.address,
-            [inner, outer, p.l],
-            [outer_bytes, batch_bytes],
-            [box[0], box[1], 1],
-            [1, 1, 1],
-            0,
-            swizzle,
-            _L2_128B,
-            0,
-        )
-
-    # A: K-major -> dims (K, M, L); M-major -> (M, K, L)
-    if p.a_major == "k":
-        a_map = encode(p.a, "cols", p.k, p.m, a_plan.box_dims, a_plan.swizzle)
-    else:
-        a_map = encode(p.a, "rows", p.m, p.k, a_plan.box_dims, a_plan.swizzle)
-    # B is stored (K, N): K-major (N x K with K contiguous) -> dims (K, N, L); N-major -> (N, K, L)
-    if p.b_major == "k":
-        b_map = encode(p.b, "rows", p.k, p.n, b_plan.box_dims, b_plan.swizzle)
-    else:
-        b_map = encode(p.b, "cols", p.n, p.k, b_plan.box_dims, b_plan.swizzle)
-    if p.c_major == "n":
-        c_map = encode(p.c, "cols", p.n, p.m, c_plan.box_dims, c_plan.swizzle)
-    else:
-        c_map = encode(p.c, "rows", p.m, p.n, c_plan.box_dims, c_plan.swizzle)
+    # each tile plan is for an (MN, K, L) tensor: A (M, K) as stored, B (K, N) seen as (N, K), C (M, N)
+    shape, stride = _geometry(p.a, "cols" if p.a_major == "k" else "rows")
+    a_map = TensorMap.from_plan(a_plan.tma.bind(shape, stride), p.a.address)
+    (k, n, l), (sk, sn, sl) = _geometry(p.b, "rows" if p.b_major == "k" else "cols")
+    b_map = TensorMap.from_plan(b_plan.tma.bind((n, k, l), (sn, sk, sl)), p.b.address)
+    shape, stride = _geometry(p.c, "cols" if p.c_major == "n" else "rows")
+    c_map = TensorMap.from_plan(c_plan.tma.bind(shape, stride), p.c.address)
     return a_map, b_map, c_map
 
 

@@ -8,10 +8,11 @@
   buffers MN-first, MN-major buffers K-first) and their descriptors (`TiledMma.smem_desc_A/B`: the 64-bit
   descriptor of the first K-block as two 32-bit halves, the byte advance per K-block, per M-atom (one per
   consumer warpgroup) and per stage);
-- the TMA boxes that fill one stage (`make_tma_plan`, their one owner, multicast split included): box
-  extents, the tile-relative coordinates, the shared-memory offset and the issuing CTA (multicast rank) of
-  each box (swizzles are applied identically by TMA and WGMMA on the 1024-byte-aligned buffer). The tests
-  check every config's boxes against the buffer layout (coverage, placement, equal multicast shares);
+- the TMA tile plans of one stage (`make_tma_tile_plan`, their one owner, multicast split included; the
+  host binds them to the tensors of each call): box extents, the tile-relative coordinates, the
+  shared-memory offset and the issuing CTA (multicast rank) of each box (swizzles are applied
+  identically by TMA and WGMMA on the 1024-byte-aligned buffer). The tests check every config's boxes
+  against the buffer layout (coverage, placement, equal multicast shares);
 - the epilogue staging buffer (64 x epi_n of C, `epi_buffers` of them per consumer warpgroup, an SW128
   GMMA layout of the C type whose contiguous mode is C's), its TMA store boxes, and the accumulator
   fragment map (thread, value) -> (row, column) of the wgmma C layout;
@@ -31,7 +32,7 @@ from cute_nvarch.gmma_smem import make_gmma_smem_layout
 from cute_nvarch.mma_sm90 import make_wgmma_atom
 from cute_nvarch.numeric import numeric_type
 from cute_nvarch.tiled_mma import make_tiled_mma
-from cute_nvarch.tma import make_tma_plan
+from cute_nvarch.tma import TmaTilePlan, make_tma_tile_plan
 
 from .spec import GemmConfig
 
@@ -59,7 +60,7 @@ class TmaBox:
 
 @dataclass(frozen=True)
 class OperandPlan:
-    """A or B: descriptor halves and advances, stage size, TMA box extents and boxes, multicast share."""
+    """A or B: descriptor halves and advances, stage size, TMA tile plan and boxes, multicast share."""
 
     major: str  # "k" or "mn": which mode is contiguous in global and shared memory
     desc_lo: int
@@ -67,10 +68,19 @@ class OperandPlan:
     k_block_bytes: int
     mn_atom_bytes: int
     stage_bytes: int
-    box_dims: tuple[int, int]  # (innermost, outer) extents in elements, the cuTensorMapEncodeTiled boxDim
+    tma: TmaTilePlan  # one stage of an (MN, K, L) tensor; the host binds it to the operand
     boxes: tuple[TmaBox, ...]
-    swizzle: int  # CUtensorMapSwizzle value
     multicast: int  # CTAs sharing these boxes (the CTA at position p of the group issues boxes of slot p)
+
+    @property
+    def box_dims(self) -> tuple[int, int]:
+        """(innermost, outer) box extents in elements, the cuTensorMapEncodeTiled boxDim."""
+        return self.tma.box_dims[0], self.tma.box_dims[1]
+
+    @property
+    def swizzle(self) -> int:
+        """The CUtensorMapSwizzle value."""
+        return self.tma.swizzle
 
 
 @dataclass(frozen=True)
@@ -79,9 +89,18 @@ class EpiloguePlan:
 
     layout: ComposedLayout  # (row, col) -> element offset in the staging buffer (swizzled)
     elem_bytes: int
-    box_dims: tuple[int, int]
+    tma: TmaTilePlan  # one staging buffer of the (M, N, L) tensor C; the host binds it to C
     boxes: tuple[TmaBox, ...]  # mn = row offset, k = column offset
-    swizzle: int
+
+    @property
+    def box_dims(self) -> tuple[int, int]:
+        """(innermost, outer) box extents in elements."""
+        return self.tma.box_dims[0], self.tma.box_dims[1]
+
+    @property
+    def swizzle(self) -> int:
+        """The CUtensorMapSwizzle value."""
+        return self.tma.swizzle
 
     def offset(self, row: object, col: object) -> object:
         """Byte offset of C element (row, col) of the chunk; works on ints and on cute_ir Ints."""
@@ -105,21 +124,16 @@ class GemmPlan:
 def _nvarch_boxes(
     layout: object,
     major: str,
-    tile_mn: int,
-    tile_k: int,
     dtype: object,
     cluster: tuple[int, int, int],
     axis: int | None,
     what: str,
-) -> tuple[tuple[int, int], tuple[TmaBox, ...], int]:
-    """Box extents, boxes and swizzle from cute-nvarch's TMA plan, an (MN, K) tile of an (MN, K, L) tensor."""
-    mn_ext, k_ext = 4 * tile_mn, 4 * tile_k  # any extents: the boxes depend on the layouts only
-    if major == "k":
-        shape, stride = (mn_ext, k_ext, 2), (k_ext, 1, mn_ext * k_ext)
-    else:
-        shape, stride = (mn_ext, k_ext, 2), (1, mn_ext, mn_ext * k_ext)
-    plan = make_tma_plan(shape, stride, dtype, layout, cluster_shape=cluster, multicast_axis=axis)
-    if plan.rank != 3 or plan.box_dims[2] != 1 or plan.dim_order[2] != 2:
+) -> tuple[TmaTilePlan, tuple[TmaBox, ...]]:
+    """cute-nvarch's TMA tile plan of an (MN, K) tile of an (MN, K, L) tensor, and its boxes as (MN, K) offsets."""
+    plan = make_tma_tile_plan(
+        dtype, layout, rank=3, contiguous_mode=1 if major == "k" else 0, cluster_shape=cluster, multicast_axis=axis
+    )
+    if plan.box_dims[2] != 1 or plan.dim_order[2] != 2:
         raise ValueError(f"{what}: unexpected TMA plan {plan.box_dims} / {plan.dim_order}")
     mode_of = plan.dim_order  # tensor-map dim j is tensor mode mode_of[j] (0 = MN, 1 = K)
     boxes = []
@@ -128,7 +142,7 @@ def _nvarch_boxes(
         for j in range(2):
             off[mode_of[j]] = b.coords[j]
         boxes.append(TmaBox(off[0], off[1], b.smem_offset, b.multicast_rank))
-    return (plan.box_dims[0], plan.box_dims[1]), tuple(boxes), plan.swizzle
+    return plan, tuple(boxes)
 
 
 def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  # noqa: ANN001
@@ -156,9 +170,7 @@ def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  #
     # cute-nvarch's plan owns the boxes and their multicast split (A is shared along N, B along M)
     cluster = (cfg.cluster_m, cfg.cluster_n, 1)
     axis = (1 if which == "A" else 0) if multicast > 1 else None
-    box_dims, boxes, tma_swizzle = _nvarch_boxes(
-        stage0, major, tile_mn, cfg.tile_k, dtype, cluster, axis, which
-    )
+    tma, boxes = _nvarch_boxes(stage0, major, dtype, cluster, axis, which)
     return OperandPlan(
         major=major,
         desc_lo=d.desc.lo,
@@ -166,9 +178,8 @@ def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  #
         k_block_bytes=d.k_block_advance,
         mn_atom_bytes=mn_adv,
         stage_bytes=stage_bytes,
-        box_dims=box_dims,
+        tma=tma,
         boxes=boxes,
-        swizzle=tma_swizzle,
         multicast=multicast,
     )
 
@@ -179,8 +190,8 @@ def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
     layout = make_gmma_smem_layout(
         dtype, "K" if major == "k" else "MN", 64, cfg.epi_n, layout_type=GmmaLayoutType.B128
     )
-    box_dims, boxes, swizzle = _nvarch_boxes(layout, major, 64, cfg.epi_n, dtype, (1, 1, 1), None, "C")
-    return EpiloguePlan(layout, cfg.c_bytes, box_dims, boxes, swizzle)
+    tma, boxes = _nvarch_boxes(layout, major, dtype, (1, 1, 1), None, "C")
+    return EpiloguePlan(layout, cfg.c_bytes, tma, boxes)
 
 
 def _tiled_mma(cfg: GemmConfig) -> tuple[object, object]:
