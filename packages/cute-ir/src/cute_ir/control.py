@@ -4,8 +4,11 @@
     vals = if_values(cond, types, then_fn, else_fn)  # scf.if yielding values (then_fn/else_fn return lists)
     for_(start, stop, step, body)                     # scf.for over an Int induction variable
     for_(start, stop, step, body, init=[v0, ...])     # with loop-carried values; body(iv, *carried) -> list
+    while_(cond, body=None, init=[v0, ...])           # scf.while: cond(*carried) -> Bool; body(*carried) -> list
 
-Conditions are `cute_ir.values.Bool` (or Python bools); loop bounds are Ints or Python ints.
+Conditions are `cute_ir.values.Bool` (or Python bools); loop bounds are Ints or Python ints. Carried values
+are Ints, Bools or raw ir.Values (an accumulator struct) and come back wrapped as they went in. Kernels use
+these instead of `scf` ops.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from mlir.dialects import scf
 
 from .values import Bool, Int, as_value
 
-__all__ = ["for_", "if_", "if_values"]
+__all__ = ["for_", "if_", "if_values", "while_"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,6 +57,23 @@ def if_(
 
 def _values(xs: Sequence[object]) -> list[ir.Value]:
     return [x.value if isinstance(x, (Int, Bool)) else x for x in xs]
+
+
+def _check_types(what: str, got: Sequence[ir.Value], init: Sequence[ir.Value]) -> None:
+    """A loop body must return its carried values with the types they went in with."""
+    if [v.type for v in got] != [v.type for v in init]:
+        raise TypeError(
+            f"{what}: body returns {[str(v.type) for v in got]}, the carried values are "
+            f"{[str(v.type) for v in init]}"
+        )
+
+
+def _like(vals: Sequence[ir.Value], protos: Sequence[object]) -> list[object]:
+    """`vals` wrapped as the corresponding `protos` are (Int, Bool or raw ir.Value)."""
+    return [
+        Int(v) if isinstance(p, Int) else Bool(v) if isinstance(p, Bool) else v
+        for v, p in zip(vals, protos, strict=True)
+    ]
 
 
 def if_values(
@@ -120,8 +140,36 @@ def for_(
         res_vals = _values(list(res or []))
         if len(res_vals) != len(init_vals):
             raise ValueError(f"for_: body must return {len(init_vals)} carried values, got {len(res_vals)}")
+        _check_types("for_", res_vals, init_vals)
         scf.YieldOp(res_vals)
     return [
         Int(r) if isinstance(p, Int) else Bool(r) if isinstance(p, Bool) else r
         for r, p in zip(op.results, init, strict=True)
     ]
+
+
+def while_(
+    cond: Callable[..., Bool],
+    body: Callable[..., Sequence[object] | None] | None = None,
+    init: Sequence[object] = (),
+) -> list[object]:
+    """Emit `scf.while`: loop while `cond(*carried)` holds, `body(*carried)` returning the next carried values.
+
+    Without a body (and carried values) it is a spin loop whose work is in `cond` (e.g. a try-wait).
+    Returns the carried values the loop exits with.
+    """
+    init_vals = _values(list(init))
+    types = [v.type for v in init_vals]
+    loop = scf.WhileOp(types, init_vals)
+    before = loop.before.blocks.append(*types)
+    with ir.InsertionPoint(before):
+        c = cond(*_like(list(before.arguments), init))
+        scf.condition(_cond_value(c, "while_"), list(before.arguments))
+    after = loop.after.blocks.append(*types)
+    with ir.InsertionPoint(after):
+        res = _values(list(body(*_like(list(after.arguments), init)) or [])) if body is not None else []
+        if len(res) != len(init_vals):
+            raise ValueError(f"while_: body must return {len(init_vals)} carried values, got {len(res)}")
+        _check_types("while_", res, init_vals)
+        scf.YieldOp(res)
+    return _like(list(loop.results), init)

@@ -13,7 +13,8 @@
 
 Everything emitted inside `body()` goes to `ir.InsertionPoint.current`; builders never need a KernelDef.
 The free functions `thread_idx`, `block_idx`, `grid_dim`, `cluster_ctarank`, `block_idx_in_cluster`,
-`cluster_idx`, `lane_idx`, `warp_idx`, `dynamic_smem`, `barrier` emit at the caller's insertion point too.
+`cluster_idx`, `lane_idx`, `warp_idx`, `dynamic_smem`, `barrier` (defined in `cute_ir.special`, re-exported
+here) emit at the caller's insertion point too.
 
 Parameters lower to plain PTX parameters, in order (no memref descriptors); their kinds are cute-nvarch's
 `PARAM_KINDS` (sizes, alignments), lowered here:
@@ -38,9 +39,21 @@ from cute_nvarch.params import PARAM_KINDS
 from cute_nvarch.params import Param as EntryParam
 from cute_nvarch.target import TARGETS, Target
 from mlir import ir
-from mlir.dialects import gpu, llvm, nvvm
+from mlir.dialects import gpu, llvm
 
 from . import dtypes as _dtypes
+from .special import (
+    barrier,
+    block_idx,
+    block_idx_in_cluster,
+    cluster_ctarank,
+    cluster_idx,
+    dynamic_smem,
+    grid_dim,
+    lane_idx,
+    thread_idx,
+    warp_idx,
+)
 from .values import Int
 
 __all__ = [
@@ -464,114 +477,3 @@ class KernelBuilder:
     def barrier(self) -> None:
         """__syncthreads() (bar.sync 0)."""
         barrier()
-
-
-# --- free builders (emit at the current insertion point) ---------------------------------------------------
-
-_SREG = {
-    "tid": (nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp),
-    "ctaid": (nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp),
-    "nctaid": (nvvm.GridDimXOp, nvvm.GridDimYOp, nvvm.GridDimZOp),
-    "cluster_ctaid": (nvvm.BlockInClusterIdXOp, nvvm.BlockInClusterIdYOp, nvvm.BlockInClusterIdZOp),
-    "clusterid": (nvvm.ClusterIdXOp, nvvm.ClusterIdYOp, nvvm.ClusterIdZOp),
-}
-
-
-def _sreg(kind: str, dim: int, upper: int | None = None) -> Int:
-    if dim not in (0, 1, 2):
-        raise ValueError(f"{kind}: dim must be 0, 1 or 2, got {dim!r}")
-    i32 = ir.IntegerType.get_signless(32)
-    rng = None
-    if upper is not None:
-        rng = ir.Attribute.parse(f"#llvm.constant_range<i32, 0, {upper}>")
-    op = _SREG[kind][dim](i32, range=rng)
-    return Int(op.result if hasattr(op, "result") else op)
-
-
-def thread_idx(dim: int = 0, block_extent: int | None = None) -> Int:
-    """threadIdx.{x,y,z} (i32); `block_extent` records the known range [0, extent) for LLVM."""
-    return _sreg("tid", dim, block_extent)
-
-
-def block_idx(dim: int = 0) -> Int:
-    """blockIdx.{x,y,z} (i32)."""
-    return _sreg("ctaid", dim, 2**31 - 1 if dim == 0 else 65535)
-
-
-def grid_dim(dim: int = 0) -> Int:
-    """gridDim.{x,y,z} (i32)."""
-    return _sreg("nctaid", dim)
-
-
-def block_idx_in_cluster(dim: int = 0) -> Int:
-    """%cluster_ctaid.{x,y,z} (i32)."""
-    return _sreg("cluster_ctaid", dim, 16)
-
-
-def cluster_idx(dim: int = 0) -> Int:
-    """%clusterid.{x,y,z} (i32)."""
-    return _sreg("clusterid", dim)
-
-
-def cluster_ctarank() -> Int:
-    """%cluster_ctarank (i32)."""
-    return Int(nvvm.read_ptx_sreg_cluster_ctarank(ir.IntegerType.get_signless(32)))
-
-
-def lane_idx() -> Int:
-    """%laneid (i32)."""
-    return Int(nvvm.LaneIdOp(ir.IntegerType.get_signless(32)).result)
-
-
-def warp_idx(block_extent_x: int) -> Int:
-    """threadIdx.x // 32 for a 1-D block of `block_extent_x` threads (i32)."""
-    return thread_idx(0, block_extent_x) // 32
-
-
-def barrier() -> None:
-    """__syncthreads() (bar.sync 0) at the current insertion point."""
-    nvvm.Barrier0Op()
-
-
-_DYN_SMEM = "__cute_dynamic_smem"
-
-
-def dynamic_smem(align: int = 16, module_block: ir.Block | None = None) -> ir.Value:
-    """The dynamic shared memory base `!llvm.ptr<3>` (rounded up to `align` in-kernel when align > 16).
-
-    The extern `.shared` array is declared once in the enclosing gpu.module (found from the insertion point
-    when `module_block` is not given).
-    """
-    if not isinstance(align, int) or align < 1 or align & (align - 1):
-        raise ValueError(f"dynamic_smem: align must be a positive power of two, got {align!r}")
-    if module_block is None:
-        op = ir.InsertionPoint.current.block.owner
-        while op is not None and op.name != "gpu.module":
-            op = op.parent
-        if op is None:
-            raise ValueError("dynamic_smem: the insertion point is not inside a gpu.module")
-        module_block = op.regions[0].blocks[0]
-    if not any(o.name == "llvm.mlir.global" and _sym(o) == _DYN_SMEM for o in module_block.operations):
-        first = module_block.operations[0] if len(module_block.operations) else None
-        ip = ir.InsertionPoint(first) if first is not None else ir.InsertionPoint(module_block)
-        with ip:
-            llvm.GlobalOp(
-                ir.TypeAttr.get(ir.Type.parse("!llvm.array<0 x i8>")),
-                _DYN_SMEM,
-                ir.Attribute.parse("#llvm.linkage<external>"),
-                alignment=16,
-                addr_space=3,
-            )
-    p3 = llvm.PointerType.get(3)
-    base = llvm.AddressOfOp(p3, _DYN_SMEM).result
-    if align <= 16:
-        return base
-    i32 = ir.IntegerType.get_signless(32)
-    addr = Int(llvm.ptrtoint(i32, base))
-    rounded = (addr + (align - 1)) & -align
-    return llvm.inttoptr(p3, rounded.value)
-
-
-def _sym(op: ir.Operation) -> str | None:
-    attr = op.attributes["sym_name"] if "sym_name" in op.attributes else None
-    return ir.StringAttr(attr).value if attr is not None else None

@@ -116,13 +116,20 @@ def _i32() -> ir.Type:
 
 
 def const(x: int, ty: ir.Type) -> ir.Value:
-    """An `arith.constant` of the integer or index type `ty` holding the Python int x."""
+    """An `arith.constant` of the integer or index type `ty` holding the Python int x.
+
+    x is a signed value of the type's width, or for an integer type a bit pattern in [2**(w-1), 2**w)
+    (stored two's-complement: descriptor halves, masks); anything else is a ValueError.
+    """
     if ty is None:
         raise TypeError("const: ty must be an MLIR integer or index type, got None")
     if isinstance(x, bool) or not isinstance(x, int):
         raise TypeError(f"const: x must be a Python int, got {x!r}")
     if not _fits(x, ty):
-        raise ValueError(f"const: {x} does not fit in {ty}")
+        w = _width(ty)
+        if not (isinstance(ty, ir.IntegerType) and 0 <= x < (1 << w)):
+            raise ValueError(f"const: {x} does not fit in {ty}")
+        x -= 1 << w
     return arith.constant(ty, x)
 
 
@@ -459,7 +466,10 @@ def wrap(v: ir.Value) -> Int | Bool:
 
 
 def as_value(x: IntLike | BoolLike | ir.Value, ty: ir.Type | None = None) -> ir.Value:
-    """The SSA value of x (Int, Bool, ir.Value or Python int/bool), cast to `ty` when given."""
+    """The SSA value of x (Int, Bool, ir.Value or Python int/bool), cast to `ty` when given.
+
+    The cast is `Int.cast`'s: sign extension (Int semantics are signed), truncation, or an index cast.
+    """
     if isinstance(x, (Int, Bool)):
         v = x.value
     elif isinstance(x, ir.Value):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
 import re
 from collections.abc import Callable, Sequence
 
@@ -10,9 +9,7 @@ import pytest
 
 pytest.importorskip("mlir")
 
-from mlir import ir, passmanager  # noqa: E402
-from mlir.dialects import func, llvm  # noqa: E402
-from mlir.execution_engine import ExecutionEngine  # noqa: E402
+from _ir_host import HostInt  # noqa: E402
 
 
 @pytest.fixture
@@ -47,53 +44,6 @@ def ptx_body(ptx: str) -> list[str]:
 def ptx_lines() -> Callable[[str], list[str]]:
     """ptx_lines(ptx) -> normalised instruction lines."""
     return ptx_body
-
-
-class HostInt:
-    """Run integer builders on the CPU: f(*i32 args) -> i32/i64 results, through the ExecutionEngine."""
-
-    def __init__(self, nargs: int, results: Sequence[int], build: Callable[..., Sequence[object]]) -> None:
-        self.ctx = ir.Context()
-        self.results = list(results)
-        with self.ctx, ir.Location.unknown():
-            module = ir.Module.create()
-            ptr = llvm.PointerType.get()
-            i32 = ir.IntegerType.get_signless(32)
-            with ir.InsertionPoint(module.body):
-                f = func.FuncOp("main", ir.FunctionType.get([ptr, ptr], []))
-                f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-            block = f.add_entry_block()
-            with ir.InsertionPoint(block):
-                args = []
-                for i in range(nargs):
-                    p = llvm.getelementptr(ptr, block.arguments[0], [], [i], i32, None)
-                    args.append(llvm.load(i32, p))
-                outs = build(*args)
-                i64 = ir.IntegerType.get_signless(64)
-                for j, (v, bits) in enumerate(zip(outs, self.results, strict=True)):
-                    v = v.value if hasattr(v, "value") and isinstance(v.value, ir.Value) else v
-                    if bits == 32:
-                        v = llvm.zext(i64, v) if ir.IntegerType(v.type).width < 64 else v
-                    p = llvm.getelementptr(ptr, block.arguments[1], [], [j], i64, None)
-                    llvm.store(v, p)
-                func.ReturnOp([])
-            pm = passmanager.PassManager.parse(
-                "builtin.module(convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)"
-            )
-            pm.run(module.operation)
-            self.engine = ExecutionEngine(module, opt_level=1)
-        self.nargs = nargs
-
-    def __call__(self, *args: int) -> tuple[int, ...]:
-        ins = (ctypes.c_int32 * self.nargs)(*[a - (1 << 32) if a >= (1 << 31) else a for a in args])
-        outs = (ctypes.c_uint64 * len(self.results))()
-        pin = ctypes.pointer(ctypes.cast(ins, ctypes.c_void_p))
-        pout = ctypes.pointer(ctypes.cast(outs, ctypes.c_void_p))
-        self.engine.invoke("main", pin, pout)
-        return tuple(
-            int(v) & ((1 << 32) - 1) if bits == 32 else int(v)
-            for v, bits in zip(outs, self.results, strict=True)
-        )
 
 
 @pytest.fixture

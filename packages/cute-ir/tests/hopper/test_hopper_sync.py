@@ -17,13 +17,14 @@ def test_sync_builders_ptx(compile_kernel, ptx_lines):
         H.cluster_sync()
         e = H.elect_one()
         r = H.cluster_cta_rank()
-        w = H.warp_idx()
-        from mlir.dialects import arith, llvm
+        w = H.warp_idx(uniform=True)
+        from cute_ir.values import select
+        from mlir.dialects import llvm
 
-        v = arith.addi(arith.addi(r, w), arith.extui(r.type, e))
-        v = arith.addi(v, arith.addi(H.block_in_cluster(1), H.cluster_id(0)))
-        v = arith.addi(v, arith.addi(H.num_clusters(0), H.lane_idx()))
-        llvm.store(v, k.arg("out"))
+        v = r + w + select(e, 1, 0)
+        v = v + H.block_in_cluster(1) + H.cluster_id(0)
+        v = v + H.num_clusters(0) + H.lane_idx()
+        llvm.store(v.value, k.arg("out"))
 
     lines = ptx_lines(
         compile_kernel("sync", [("out", "ptr")], body, block=(256, 1, 1), cluster=(2, 2, 1)).ptx
@@ -74,26 +75,22 @@ def test_register_split_fits():
 
 
 def test_setmaxnreg_and_stmatrix_ptx(compile_kernel, ptx_lines):
+    from cute_ir.control import if_
     from mlir import ir
-    from mlir.dialects import arith, scf
+    from mlir.dialects import arith
 
     def body(k):
         base = H.dynamic_smem_base(1024)
-        wg = arith.divui(H.thread_idx(0), arith.constant(ir.IntegerType.get_signless(32), 128))
-        is0 = arith.cmpi(arith.CmpIPredicate.eq, wg, arith.constant(ir.IntegerType.get_signless(32), 0))
-        br = scf.IfOp(is0, has_else=True)
-        with ir.InsertionPoint(br.then_block):
-            H.setmaxnreg_dec(40)
-            scf.yield_([])
-        with ir.InsertionPoint(br.else_block):
+
+        def consumer():
             H.setmaxnreg_inc(232)
-            f32 = ir.F32Type.get()
-            x = arith.constant(f32, 1.5)
+            x = arith.constant(ir.F32Type.get(), 1.5)
             regs = [H.pack_b16x2(x, x, ir.BF16Type.get()) for _ in range(4)]
             H.stmatrix(base, regs)
             H.stmatrix(base, regs[:2], trans=True)
             H.stmatrix(base, regs[:1])
-            scf.yield_([])
+
+        if_(H.thread_idx(0) // 128 == 0, lambda: H.setmaxnreg_dec(40), consumer)
 
     art = compile_kernel("regs", [], body, block=(384, 1, 1), dynamic_smem=2048)
     lines = ptx_lines(art.ptx)

@@ -133,7 +133,7 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
     pipe = H.TmaPipeline(plan.pipeline, H.smem_offset(base, smem["barriers"].offset))
 
     tid = Int(H.thread_idx(0))
-    warp = Int(H.warp_idx())
+    warp = Int(H.warp_idx(uniform=True))
     wg = warp // 4
     tid_in_wg = tid % 128
 

@@ -21,9 +21,11 @@ from __future__ import annotations
 from typing import Any
 
 from mlir import ir
-from mlir.dialects import arith, nvvm, scf
+from mlir.dialects import nvvm
 
-from ._values import I1, cluster_ptr_type, const, i32
+from ..control import while_
+from ..types import I1, I32, cluster_ptr_type
+from ..values import Bool, as_value
 
 __all__ = [
     "MBARRIER_BYTES",
@@ -44,7 +46,7 @@ def mbarrier_init(bar: ir.Value, count: Any) -> None:
     """`mbarrier.init.shared.b64 [bar], count`."""
     if isinstance(count, int) and not 1 <= count < (1 << 20):
         raise ValueError(f"mbarrier arrival count must be in [1, 2**20), got {count}")
-    nvvm.mbarrier_init(bar, i32(count))
+    nvvm.mbarrier_init(bar, as_value(count, I32()))
 
 
 def mbarrier_arrive(bar: ir.Value) -> None:
@@ -54,7 +56,7 @@ def mbarrier_arrive(bar: ir.Value) -> None:
 
 def map_shared_rank(ptr: ir.Value, cta_rank: Any) -> ir.Value:
     """`mapa.shared::cluster`: the address of `ptr`'s offset in the shared memory of CTA `cta_rank`."""
-    return nvvm.mapa(cluster_ptr_type(), ptr, i32(cta_rank))
+    return nvvm.mapa(cluster_ptr_type(), ptr, as_value(cta_rank, I32()))
 
 
 _SCOPES = {"cta": nvvm.MemScopeKind.CTA, "cluster": nvvm.MemScopeKind.CLUSTER}
@@ -78,28 +80,21 @@ def mbarrier_arrive_expect_tx(bar: ir.Value, tx_bytes: Any) -> None:
     """`mbarrier.arrive.expect_tx.shared.b64 _, [bar], tx_bytes`: expect more bytes, then arrive."""
     if isinstance(tx_bytes, int) and not 0 <= tx_bytes < (1 << 20):
         raise ValueError(f"expect-tx byte count must be in [0, 2**20), got {tx_bytes}")
-    nvvm.mbarrier_arrive_expect_tx(None, bar, i32(tx_bytes))
+    nvvm.mbarrier_arrive_expect_tx(None, bar, as_value(tx_bytes, I32()))
 
 
 def mbarrier_expect_tx(bar: ir.Value, tx_bytes: Any) -> None:
     """`mbarrier.expect_tx`: raise the tx-count by `tx_bytes` without arriving."""
     if isinstance(tx_bytes, int) and not 0 <= tx_bytes < (1 << 20):
         raise ValueError(f"expect-tx byte count must be in [0, 2**20), got {tx_bytes}")
-    nvvm.mbarrier_expect_tx(bar, i32(tx_bytes))
+    nvvm.mbarrier_expect_tx(bar, as_value(tx_bytes, I32()))
 
 
 def mbarrier_try_wait(bar: ir.Value, phase: Any) -> ir.Value:
     """One `mbarrier.try_wait.parity` (may suspend for a while): i1, true when phase `phase` completed."""
-    return nvvm.MBarrierTryWaitOp(I1(), bar, i32(phase)).result
+    return nvvm.MBarrierTryWaitOp(I1(), bar, as_value(phase, I32())).result
 
 
 def mbarrier_wait(bar: ir.Value, phase: Any) -> None:
     """Block until the phase of parity `phase` (0 or 1) of `bar` has completed (a try_wait loop)."""
-    loop = scf.WhileOp([], [])
-    before = loop.before.blocks.append()
-    with ir.InsertionPoint(before):
-        done = mbarrier_try_wait(bar, phase)
-        scf.condition(arith.xori(done, const(I1(), 1)), [])
-    after = loop.after.blocks.append()
-    with ir.InsertionPoint(after):
-        scf.yield_([])
+    while_(lambda: ~Bool(mbarrier_try_wait(bar, phase)))

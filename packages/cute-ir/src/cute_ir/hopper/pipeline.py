@@ -25,7 +25,8 @@ from typing import Any
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from ._values import I32, const, i1, i32
+from ..types import I1, I32
+from ..values import as_value, const
 from .mbarrier import (
     MBARRIER_BYTES,
     mbarrier_arrive,
@@ -81,7 +82,7 @@ class TmaPipeline:
         if isinstance(stage, int):
             self._check_stage(stage)
             return smem_offset(self.base, stage * MBARRIER_BYTES)
-        return smem_offset(self.base, arith.muli(i32(stage), const(I32(), MBARRIER_BYTES)))
+        return smem_offset(self.base, arith.muli(as_value(stage, I32()), const(MBARRIER_BYTES, I32())))
 
     def empty(self, stage: Any) -> ir.Value:
         """Pointer to the empty barrier of `stage` (int or i32 value)."""
@@ -90,7 +91,7 @@ class TmaPipeline:
             self._check_stage(stage)
             return smem_offset(self.base, off + stage * MBARRIER_BYTES)
         return smem_offset(
-            self.base, arith.addi(arith.muli(i32(stage), const(I32(), MBARRIER_BYTES)), const(I32(), off))
+            self.base, arith.addi(arith.muli(as_value(stage, I32()), const(MBARRIER_BYTES, I32())), const(off, I32()))
         )
 
     def _check_stage(self, stage: int) -> None:
@@ -99,7 +100,7 @@ class TmaPipeline:
 
     def init(self, pred: Any) -> None:
         """Initialise every barrier from the threads where `pred` (i1) holds (make it one thread)."""
-        op = scf.IfOp(i1(pred))
+        op = scf.IfOp(as_value(pred, I1()))
         with ir.InsertionPoint(op.then_block):
             for s in range(self.spec.stages):
                 mbarrier_init(self.full(s), 1)
@@ -109,15 +110,15 @@ class TmaPipeline:
 
     def stage_phase(self, it: Any) -> tuple[ir.Value, ir.Value]:
         """(stage, phase) of iteration `it`: `it % stages` and `(it // stages) & 1`, as i32 values."""
-        it = i32(it)
-        n = const(I32(), self.spec.stages)
+        it = as_value(it, I32())
+        n = const(self.spec.stages, I32())
         stage = arith.remui(it, n)
-        phase = arith.andi(arith.divui(it, n), const(I32(), 1))
+        phase = arith.andi(arith.divui(it, n), const(1, I32()))
         return stage, phase
 
     def producer_acquire(self, stage: Any, phase: Any) -> None:
         """Wait until `stage` is free for iteration of parity `phase` (waits empty[stage] on `phase ^ 1`)."""
-        mbarrier_wait(self.empty(stage), arith.xori(i32(phase), const(I32(), 1)))
+        mbarrier_wait(self.empty(stage), arith.xori(as_value(phase, I32()), const(1, I32())))
 
     def producer_commit(self, stage: Any) -> None:
         """Announce the stage's transaction bytes on full[stage] and arrive (before or after issuing TMA)."""
@@ -142,7 +143,7 @@ class TmaPipeline:
 
     def producer_tail(self, it_end: Any) -> None:
         """Wait until consumers released every stage used by iterations before `it_end` (before exiting)."""
-        it_end = i32(it_end)
+        it_end = as_value(it_end, I32())
         for k in range(self.spec.stages):
-            stage, phase = self.stage_phase(arith.addi(it_end, const(I32(), k)))
+            stage, phase = self.stage_phase(arith.addi(it_end, const(k, I32())))
             self.producer_acquire(stage, phase)

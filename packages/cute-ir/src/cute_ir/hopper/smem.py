@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlir import ir
-from mlir.dialects import arith, llvm
+from mlir.dialects import llvm
 
-from ._values import I32, as_value, const, smem_ptr_type
+from ..special import DYNAMIC_SMEM_DECLARED_ALIGN, DYNAMIC_SMEM_SYMBOL, dynamic_smem
+from ..types import I32
+from ..values import as_value
 
 __all__ = [
     "DYNAMIC_SMEM_SYMBOL",
@@ -30,9 +32,6 @@ __all__ = [
     "smem_address",
     "smem_offset",
 ]
-
-DYNAMIC_SMEM_SYMBOL = "__cute_dynamic_smem"
-DYNAMIC_SMEM_DECLARED_ALIGN = 16
 
 
 @dataclass(frozen=True)
@@ -87,48 +86,11 @@ class SmemPlan:
         return self._end + max(0, self.base_align - DYNAMIC_SMEM_DECLARED_ALIGN)
 
 
-def _enclosing_module_body() -> ir.Block:
-    """The body of the gpu.module (or builtin.module) enclosing the current insertion point."""
-    op = ir.InsertionPoint.current.block.owner
-    while op is not None:
-        if op.name in ("gpu.module", "builtin.module"):
-            return op.regions[0].blocks[0]
-        op = op.parent
-    raise ValueError("dynamic_smem_base: the insertion point is not inside a module")
-
-
-def _declare_dynamic_smem() -> None:
-    """Declare the extern dynamic shared-memory array once in the enclosing module."""
-    body = _enclosing_module_body()
-    for op in body.operations:
-        if (
-            op.name == "llvm.mlir.global"
-            and ir.StringAttr(op.attributes["sym_name"]).value == DYNAMIC_SMEM_SYMBOL
-        ):
-            return
-    with ir.InsertionPoint.at_block_begin(body):
-        llvm.GlobalOp(
-            ir.TypeAttr.get(ir.Type.parse("!llvm.array<0 x i8>")),
-            DYNAMIC_SMEM_SYMBOL,
-            ir.Attribute.parse("#llvm.linkage<external>"),
-            alignment=DYNAMIC_SMEM_DECLARED_ALIGN,
-            addr_space=3,
-        )
-
-
 def dynamic_smem_base(align: int = 1024) -> ir.Value:
-    """Pointer (`!llvm.ptr<3>`) to dynamic shared memory rounded up to `align` bytes."""
+    """Pointer (`!llvm.ptr<3>`) to dynamic shared memory rounded up to `align` bytes (`cute_ir.special`'s)."""
     if align < 16 or align & (align - 1):
         raise ValueError(f"align must be a power of two >= 16, got {align}")
-    _declare_dynamic_smem()
-    base = llvm.mlir_addressof(smem_ptr_type(), DYNAMIC_SMEM_SYMBOL)
-    if align <= DYNAMIC_SMEM_DECLARED_ALIGN:
-        return base
-    addr = llvm.ptrtoint(I32(), base)
-    # pad = (-addr) & (align - 1): bytes to the next multiple of `align`
-    neg = arith.subi(const(I32(), 0), addr)
-    pad = arith.andi(neg, const(I32(), align - 1))
-    return smem_offset(base, pad)
+    return dynamic_smem(align)
 
 
 def smem_offset(ptr: ir.Value, nbytes: Any) -> ir.Value:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
 
-from ._values import I32
+from ..types import I32
 
 __all__ = ["pack_b16x2", "stmatrix"]
 

@@ -10,18 +10,31 @@ Each function emits `nvvm` ops at the caller's insertion point.
 - Cluster barriers: `cluster_arrive(relaxed=...)` / `cluster_wait()` (`barrier.cluster.*.aligned`),
   and `cluster_sync()`; `fence_mbarrier_init()` (`fence.mbarrier_init.release.cluster`) makes
   mbarrier initialisation visible to the other CTAs of the cluster before a cluster barrier.
-- Identity: `cluster_cta_rank()`, `block_in_cluster(dim)`, `cluster_id(dim)`, `num_clusters(dim)`,
-  `warp_idx()` (warp-uniform), `lane_idx()`, `elect_one()` (one lane of the warp, `elect.sync`).
+- Identity (re-exported from `cute_ir.special`, their one definition; `cluster_cta_rank`,
+  `block_in_cluster` and `cluster_id` are its `cluster_ctarank`, `block_idx_in_cluster`, `cluster_idx`):
+  `thread_idx`, `warp_idx(uniform=True)`, `lane_idx`, `elect_one`, ... as `Int`s (`elect_one`: a `Bool`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from mlir.dialects import nvvm
 
-from mlir import ir
-from mlir.dialects import arith, nvvm
-
-from ._values import I1, I32, const, i32
+from ..special import (
+    block_dim,
+    block_idx,
+    cluster_dim,
+    elect_one,
+    grid_dim,
+    lane_idx,
+    num_clusters,
+    thread_idx,
+    warp_idx,
+)
+from ..special import block_idx_in_cluster as block_in_cluster
+from ..special import cluster_ctarank as cluster_cta_rank
+from ..special import cluster_idx as cluster_id
+from ..types import I32
+from ..values import Int, as_value
 
 __all__ = [
     "MAX_NAMED_BARRIER_ID",
@@ -49,23 +62,26 @@ __all__ = [
 MAX_NAMED_BARRIER_ID = 15
 
 
-def _check_barrier(barrier_id: int, num_threads: int) -> None:
-    if not 0 <= barrier_id <= MAX_NAMED_BARRIER_ID:
+def _check_barrier(barrier_id: int | Int, num_threads: int) -> None:
+    if isinstance(barrier_id, int) and not 0 <= barrier_id <= MAX_NAMED_BARRIER_ID:
         raise ValueError(f"barrier_id must be in [0, {MAX_NAMED_BARRIER_ID}], got {barrier_id}")
     if num_threads <= 0 or num_threads % 32:
         raise ValueError(f"num_threads must be a positive multiple of 32, got {num_threads}")
 
 
-def named_barrier_sync(barrier_id: int, num_threads: int) -> None:
-    """`bar.sync barrier_id, num_threads`: wait until `num_threads` threads reached barrier `barrier_id`."""
+def named_barrier_sync(barrier_id: int | Int, num_threads: int) -> None:
+    """`bar.sync barrier_id, num_threads`: wait until `num_threads` threads reached barrier `barrier_id`.
+
+    `barrier_id` may be a run-time Int (warp-uniform, in [0, 15]: e.g. one barrier per warpgroup).
+    """
     _check_barrier(barrier_id, num_threads)
-    nvvm.barrier(None, barrier_id=i32(barrier_id), number_of_threads=i32(num_threads))
+    nvvm.barrier(None, barrier_id=as_value(barrier_id, I32()), number_of_threads=as_value(num_threads, I32()))
 
 
-def named_barrier_arrive(barrier_id: int, num_threads: int) -> None:
+def named_barrier_arrive(barrier_id: int | Int, num_threads: int) -> None:
     """`bar.arrive barrier_id, num_threads`: count this thread at barrier `barrier_id` without waiting."""
     _check_barrier(barrier_id, num_threads)
-    nvvm.barrier_arrive(i32(num_threads), barrier_id=i32(barrier_id))
+    nvvm.barrier_arrive(as_value(num_threads, I32()), barrier_id=as_value(barrier_id, I32()))
 
 
 def fence_proxy_async_shared() -> None:
@@ -95,83 +111,3 @@ def cluster_sync() -> None:
     """A full cluster barrier: arrive (release) then wait (acquire)."""
     cluster_arrive(relaxed=False)
     cluster_wait()
-
-
-_SREG = {
-    "tid": (nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp),
-    "ntid": (nvvm.BlockDimXOp, nvvm.BlockDimYOp, nvvm.BlockDimZOp),
-    "ctaid": (nvvm.BlockIdXOp, nvvm.BlockIdYOp, nvvm.BlockIdZOp),
-    "nctaid": (nvvm.GridDimXOp, nvvm.GridDimYOp, nvvm.GridDimZOp),
-    "cluster_ctaid": (nvvm.BlockInClusterIdXOp, nvvm.BlockInClusterIdYOp, nvvm.BlockInClusterIdZOp),
-    "cluster_nctaid": (nvvm.ClusterDimBlocksXOp, nvvm.ClusterDimBlocksYOp, nvvm.ClusterDimBlocksZOp),
-    "clusterid": (nvvm.ClusterIdXOp, nvvm.ClusterIdYOp, nvvm.ClusterIdZOp),
-    "nclusterid": (nvvm.ClusterDimXOp, nvvm.ClusterDimYOp, nvvm.ClusterDimZOp),
-}
-
-
-def _sreg(kind: str, dim: int) -> ir.Value:
-    if dim not in (0, 1, 2):
-        raise ValueError(f"dim must be 0, 1 or 2, got {dim}")
-    return _SREG[kind][dim](I32()).result
-
-
-def thread_idx(dim: int = 0) -> ir.Value:
-    """`%tid.{x,y,z}` as i32."""
-    return _sreg("tid", dim)
-
-
-def block_dim(dim: int = 0) -> ir.Value:
-    """`%ntid.{x,y,z}` as i32."""
-    return _sreg("ntid", dim)
-
-
-def block_idx(dim: int = 0) -> ir.Value:
-    """`%ctaid.{x,y,z}` as i32."""
-    return _sreg("ctaid", dim)
-
-
-def grid_dim(dim: int = 0) -> ir.Value:
-    """`%nctaid.{x,y,z}` as i32."""
-    return _sreg("nctaid", dim)
-
-
-def block_in_cluster(dim: int = 0) -> ir.Value:
-    """`%cluster_ctaid.{x,y,z}`: this CTA's coordinate inside its cluster, as i32."""
-    return _sreg("cluster_ctaid", dim)
-
-
-def cluster_dim(dim: int = 0) -> ir.Value:
-    """`%cluster_nctaid.{x,y,z}`: CTAs per cluster along `dim`, as i32."""
-    return _sreg("cluster_nctaid", dim)
-
-
-def cluster_id(dim: int = 0) -> ir.Value:
-    """`%clusterid.{x,y,z}`: this cluster's coordinate in the grid of clusters, as i32."""
-    return _sreg("clusterid", dim)
-
-
-def num_clusters(dim: int = 0) -> ir.Value:
-    """`%nclusterid.{x,y,z}`: clusters in the grid along `dim`, as i32."""
-    return _sreg("nclusterid", dim)
-
-
-def cluster_cta_rank() -> ir.Value:
-    """`%cluster_ctarank`: this CTA's linear rank in its cluster (x fastest), as i32."""
-    return nvvm.read_ptx_sreg_cluster_ctarank(I32())
-
-
-def lane_idx() -> ir.Value:
-    """`%laneid` as i32."""
-    return nvvm.read_ptx_sreg_laneid(I32())
-
-
-def warp_idx() -> ir.Value:
-    """This thread's warp index in the CTA (tid.x / 32, x-only blocks), made warp-uniform with shfl."""
-    w = arith.divui(thread_idx(0), const(I32(), 32))
-    # broadcast lane 0's value so the compiler knows it is uniform (as CUTLASS's canonical_warp_idx_sync)
-    return nvvm.shfl_sync(I32(), const(I32(), -1), w, const(I32(), 0), const(I32(), 31), nvvm.ShflKind.idx)
-
-
-def elect_one(membermask: Any = None) -> ir.Value:
-    """`elect.sync`: an i1 that is true in exactly one active lane of the warp."""
-    return nvvm.elect_sync(I1(), membermask=None if membermask is None else i32(membermask))

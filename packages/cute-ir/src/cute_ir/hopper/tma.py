@@ -34,7 +34,8 @@ from cute_nvarch.params import TMA_DESCRIPTOR_ALIGN, TMA_DESCRIPTOR_BYTES
 from mlir import ir
 from mlir.dialects import llvm, nvvm
 
-from ._values import cluster_ptr_type, i16, i32
+from ..types import I16, I32, cluster_ptr_type
+from ..values import as_value
 
 __all__ = [
     "TMA_DESCRIPTOR_ALIGN",
@@ -99,7 +100,7 @@ def apply_tma_param_attrs(module: ir.Module | ir.Operation, kernel: str, arg_ind
 def _coords(coords: Sequence[Any]) -> list[ir.Value]:
     if not 1 <= len(coords) <= TMA_MAX_RANK:
         raise ValueError(f"TMA coordinates must have 1 to {TMA_MAX_RANK} entries, got {len(coords)}")
-    return [i32(c) for c in coords]
+    return [as_value(c, I32()) for c in coords]
 
 
 def tma_load(
@@ -119,7 +120,7 @@ def tma_load(
         _coords(coords),
         mbar,
         [],
-        multicastMask=None if multicast_mask is None else i16(multicast_mask),
+        multicastMask=None if multicast_mask is None else as_value(multicast_mask, I16()),
     )
 
 

@@ -32,7 +32,8 @@ from cute_nvarch.numeric import numeric_type
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
 
-from ._values import I32, I64, const, i32
+from ..types import I32, I64
+from ..values import as_value, const
 
 __all__ = [
     "WgmmaShape",
@@ -124,13 +125,13 @@ def gmma_descriptor(smem_addr: Any, lo: int, hi: int, byte_offset: Any = 0) -> i
         raise ValueError(f"descriptor halves must be unsigned 32-bit, got lo={lo:#x} hi={hi:#x}")
     if lo & 0x3FFF:
         raise ValueError(f"descriptor lo half must have a zero start-address field, got {lo:#x}")
-    addr = i32(smem_addr)
+    addr = as_value(smem_addr, I32())
     if not (isinstance(byte_offset, int) and byte_offset == 0):
-        addr = arith.addi(addr, i32(byte_offset))
-    start = arith.andi(arith.shrui(addr, const(I32(), 4)), const(I32(), 0x3FFF))
-    lo_v = arith.ori(start, const(I32(), lo)) if lo else start
+        addr = arith.addi(addr, as_value(byte_offset, I32()))
+    start = arith.andi(arith.shrui(addr, const(4, I32())), const(0x3FFF, I32()))
+    lo_v = arith.ori(start, const(lo, I32())) if lo else start
     lo64 = arith.extui(I64(), lo_v)
-    return arith.ori(lo64, const(I64(), hi << 32)) if hi else lo64
+    return arith.ori(lo64, const(hi << 32, I64())) if hi else lo64
 
 
 def wgmma_fence() -> None:
