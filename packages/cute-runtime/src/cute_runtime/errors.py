@@ -26,3 +26,7 @@ class ArchMismatchError(RuntimeError):
 
 class KernelNotFoundError(LookupError):
     """A bundle holds no kernel for the requested spec."""
+
+
+class CompilerError(RuntimeError):
+    """No compiler is installed for a JIT kernel, or the compiler returned something that does not match."""

@@ -1,0 +1,619 @@
+"""The JIT front end: `@kernel` turns a Python kernel function into a callable that specializes, compiles
+(through a registered compiler), caches, loads and launches.
+
+    @cute_runtime.kernel(block=(32, 8))
+    def transpose(k, x: Tensor(rank=2), y: Tensor(rank=2), tile: int = 32):
+        from cute_ir.tensor import make_tensor     # builder names resolve inside the body: importing the
+        ...                                        # module that defines the kernel imports no MLIR
+
+    transpose(x, y, grid=(n // 32, m // 32))       # torch tensors, __cuda_array_interface__ or DLPack
+    transpose(x, y, grid=g, stream=s, smem=0)      # launch options: grid, stream, dynamic smem bytes
+
+A call derives the specialization of each argument (cute-nvarch's `jit_spec`: dtype, rank, alignment,
+contiguous mode, index width, static extents; compile-time ints/bools/layouts), the canonical spec, and then
+a loaded `Kernel`: from this process, else from the compiler registered for the group `cute.compilers`
+(cute-ir: its compile cache, then a build), or from an AOT bundle (`load_bundle(path)["name"]`). cute-runtime
+imports neither cute-ir nor MLIR. The default stream is torch's current stream when torch is imported, else
+the legacy default stream.
+
+The per-call fast path: after a first call with torch tensors, the class's generated `__call__` computes a key
+from each tensor's (dtype, shape, stride(), data_ptr() & 15, get_device()) and the compile-time arguments,
+finds the launch plan of that key in a dict and packs straight into the kernel's parameter block.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import os
+import sysconfig
+import threading
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cute_nvarch.entry import KernelEntry
+from cute_nvarch.jit_spec import MAX_ALIGN, TensorArg, entry_symbol, kernel_params, tensor_param_names
+from cute_nvarch.kernel_spec import canonical_spec, check_spec
+
+from . import stream as _stream
+from .errors import CompilerError
+from .jit_types import Scalar, Tensor, const_to_spec
+from .kernel import Kernel, _grid3
+from .pointers import is_torch_tensor
+from .tensors import TensorInfo, describe
+
+__all__ = ["JitKernel", "Scalar", "Tensor", "compiler", "kernel", "register_compiler"]
+
+COMPILER_GROUP = "cute.compilers"
+_PLANS_MAX = 4096  # launch plans kept per kernel (keys include shapes: bounded, then cleared)
+_compilers: list[Callable[..., Any]] = []
+
+
+def register_compiler(fn: Callable[..., Any] | None) -> None:
+    """Register `fn(kernel_fn, spec, target) -> artifact (.entry, .cubin, .ptx)` first; None clears the list."""
+    if fn is None:
+        _compilers.clear()
+        return
+    if not callable(fn):
+        raise TypeError(f"register_compiler: expected a callable, got {type(fn).__name__}")
+    _compilers.insert(0, fn)
+
+
+def compiler() -> Callable[..., Any]:
+    """The compiler for misses: the registered one, else the first entry point of the group cute.compilers."""
+    if not _compilers:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=COMPILER_GROUP):
+            _compilers.append(ep.load())
+    if not _compilers:
+        raise CompilerError(
+            f"no kernel compiler is installed (entry point group {COMPILER_GROUP!r}): install cute-ir to "
+            f"compile JIT kernels, or load them from an AOT bundle (cute_runtime.load_bundle)"
+        )
+    return _compilers[0]
+
+
+# ---------------------------------------------------------------- the source a kernel reaches
+
+
+def _library_file(path: str | None) -> bool:
+    if not path:
+        return True
+    real = os.path.realpath(path)
+    parts = real.split(os.sep)
+    if "site-packages" in parts or "dist-packages" in parts:
+        return True
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    return real.startswith(stdlib + os.sep)
+
+
+_PROJECT = ("cute_layout", "cute_nvarch", "cute_ir", "cute_runtime")
+
+
+def _user_function(obj: Any) -> bool:
+    if not isinstance(obj, types.FunctionType):
+        return False
+    module = obj.__module__ or ""
+    if module.split(".")[0] in _PROJECT:
+        return False
+    return not _library_file(obj.__code__.co_filename)
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _code_names(c)
+    return names
+
+
+def source_digest(fn: Callable[..., Any]) -> str:
+    """A token naming the kernel's source: sha256 of its code and of the user functions and values it reaches.
+
+    Reached: the globals the function's code names (at any nesting), followed through user functions (not
+    the standard library, third-party packages or the project's packages, whose versions key the compile
+    cache); module globals of user code by their file's content; plain values by their repr.
+    """
+    h = hashlib.sha256()
+    seen: set[int] = set()
+    todo: list[Any] = [fn]
+    while todo:
+        f = todo.pop()
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        try:
+            h.update(inspect.getsource(f).encode())
+        except (OSError, TypeError):
+            h.update(f.__code__.co_code)
+        g = f.__globals__
+        for name in sorted(_code_names(f.__code__)):
+            if name not in g:
+                continue
+            v = g[name]
+            if _user_function(v):
+                todo.append(v)
+            elif isinstance(v, types.ModuleType):
+                path = getattr(v, "__file__", None)
+                if path and not _library_file(path) and v.__name__.split(".")[0] not in _PROJECT:
+                    with open(path, "rb") as fh:
+                        h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
+            elif type(v) in (int, float, bool, str, bytes, tuple) or v is None:
+                h.update(f"{name}={v!r}".encode())
+    return "h" + h.hexdigest()[:32]
+
+
+# ---------------------------------------------------------------- signatures
+
+
+@dataclass(frozen=True)
+class ArgDecl:
+    """One parameter of a kernel function after `k`: name, kind (tensor/const/scalar), annotation, default."""
+
+    name: str
+    kind: str
+    ann: Any
+    default: Any = inspect.Parameter.empty
+
+    def to_json(self) -> dict[str, Any]:
+        """The declaration as JSON (for bundles)."""
+        d: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.kind == "tensor":
+            d.update(self.ann.to_json())
+        elif self.kind == "scalar":
+            d["param"] = self.ann.kind
+        if self.default is not inspect.Parameter.empty:
+            d["default"] = const_to_spec(self.name, self.default)
+        return d
+
+
+_LAYOUT_TYPES = ("Layout", "Swizzle", "ComposedLayout")
+
+
+def _decl(p: inspect.Parameter) -> ArgDecl:
+    ann = p.annotation
+    if isinstance(ann, Tensor) or ann is Tensor:
+        return ArgDecl(p.name, "tensor", ann if isinstance(ann, Tensor) else Tensor(), p.default)
+    if isinstance(ann, Scalar):
+        return ArgDecl(p.name, "scalar", ann, p.default)
+    if ann is float:
+        return ArgDecl(p.name, "scalar", Scalar("f32"), p.default)
+    if ann in (int, bool) or (
+        isinstance(ann, type) and ann.__module__.startswith("cute_layout") and ann.__name__ in _LAYOUT_TYPES
+    ):
+        return ArgDecl(p.name, "const", ann, p.default)
+    raise TypeError(
+        f"parameter {p.name!r}: annotate it with cute_runtime.Tensor(...), cute_runtime.Scalar(kind), float, "
+        f"int, bool or a cute_layout layout type, got {ann!r}"
+    )
+
+
+def parse_signature(fn: Callable[..., Any]) -> tuple[ArgDecl, ...]:
+    """The declarations of a kernel function's parameters after the first (the builder `k`)."""
+    sig = inspect.signature(fn, eval_str=True)
+    params = list(sig.parameters.values())
+    if not params:
+        raise TypeError(f"kernel {fn.__name__!r}: the first parameter receives the kernel builder (k)")
+    out = []
+    for p in params[1:]:
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            raise TypeError(f"kernel {fn.__name__!r}: parameter {p.name!r} must be a plain named parameter")
+        if p.name in ("grid", "stream", "smem"):
+            raise TypeError(f"kernel {fn.__name__!r}: {p.name!r} is a launch option, not a parameter name")
+        out.append(_decl(p))
+    return tuple(out)
+
+
+def decls_from_json(items: Sequence[dict[str, Any]]) -> tuple[ArgDecl, ...]:
+    """The declarations stored in a bundle's signature."""
+    out = []
+    for d in items:
+        kind = d["kind"]
+        default = d.get("default", inspect.Parameter.empty)
+        if kind == "tensor":
+            ann: Any = Tensor(d.get("dtype"), d.get("rank"), tuple(d.get("static") or ()))
+        elif kind == "scalar":
+            ann = Scalar(d["param"])
+        else:
+            ann = None
+        out.append(ArgDecl(d["name"], kind, ann, default))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------- specialization
+
+
+def _lowbit(x: int) -> int:
+    x = abs(x)
+    return x & -x if x else 1 << 62
+
+
+def tensor_spec(name: str, ann: Tensor, info: TensorInfo) -> TensorArg:
+    """The specialization of one tensor argument (ValueError/TypeError naming it when it breaks a rule)."""
+    from cute_nvarch.numeric import numeric_type
+
+    if ann.dtype is not None and info.dtype != ann.dtype:
+        raise TypeError(f"argument {name!r}: dtype must be {ann.dtype}, got {info.dtype}")
+    rank = len(info.shape)
+    if ann.rank is not None and rank != ann.rank:
+        raise ValueError(f"argument {name!r}: rank must be {ann.rank}, got shape {info.shape}")
+    if any(m >= rank for m in ann.static):
+        raise ValueError(f"argument {name!r}: static modes {ann.static} exceed rank {rank}")
+    nbytes = max(1, numeric_type(info.dtype).width // 8)
+    unit = None
+    for m in range(rank):
+        if info.strides[m] == 1 and info.shape[m] > 1:
+            unit = m
+    if unit is None:
+        for m in range(rank):
+            if info.shape[m] <= 1:
+                unit = m
+    align = min(MAX_ALIGN, _lowbit(info.ptr))
+    span = 0
+    for m in range(rank):
+        if m != unit and info.shape[m] > 1:
+            align = min(align, _lowbit(info.strides[m] * nbytes))
+        span += max(info.shape[m] - 1, 0) * abs(info.strides[m])
+    small = span < 2**31 and all(e < 2**31 for e in info.shape) and all(abs(s) < 2**31 for s in info.strides)
+    shape = tuple(info.shape[m] if m in ann.static else None for m in range(rank))
+    return TensorArg(name, info.dtype, shape, unit, align, 32 if small else 64)
+
+
+def tensor_values(t: TensorArg, info: TensorInfo) -> list[int]:
+    """The packed values of a tensor argument, in kernel_params order: pointer, dynamic extents, strides."""
+    extents, strides = tensor_param_names(t)
+    return [info.ptr, *(info.shape[m] for m, _ in extents), *(info.strides[m] for m, _ in strides)]
+
+
+def _dim3(v: Any, what: str) -> list[int]:
+    return list(_grid3(v, what))
+
+
+class JitKernel:
+    """A kernel function made callable on tensors: specialize -> spec -> Kernel (cached) -> launch.
+
+    `fn` is None for a kernel served only from an AOT bundle (then `signature` describes it).
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any] | None,
+        *,
+        name: str | None = None,
+        block: Any = (128, 1, 1),
+        cluster: Any = (1, 1, 1),
+        target: str | None = None,
+        signature: dict[str, Any] | None = None,
+        source: Callable[[dict[str, Any], str | tuple[int, int], int | None], Kernel] | None = None,
+    ) -> None:
+        self.fn = fn
+        self.name = name or (fn.__name__ if fn is not None else str((signature or {}).get("name")))
+        self.block = block
+        self.cluster = cluster
+        self.target = target
+        self._decls: tuple[ArgDecl, ...] | None = None
+        self._digest: str | None = None
+        if signature is not None:
+            self._decls = decls_from_json(signature["args"])
+            self._digest = signature["source"]
+            self.block = signature["block"]
+            self.cluster = signature["cluster"]
+        self._source = source
+        self._kernels: dict[tuple[str, str, int | None], Kernel] = {}
+        self.artifacts: dict[str, Any] = {}  # canonical spec -> what the compiler returned
+        self.compiles = 0
+        self._plans: dict[tuple, Callable[..., None]] = {}
+        self._lock = threading.Lock()
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def __repr__(self) -> str:
+        return f"JitKernel({self.name!r}, {len(self._kernels)} specializations)"
+
+    # ------------------------------------------------------------ signature
+
+    @property
+    def decls(self) -> tuple[ArgDecl, ...]:
+        """The parameter declarations (parsed on first use, so annotations may name later definitions)."""
+        if self._decls is None:
+            assert self.fn is not None
+            self._decls = parse_signature(self.fn)
+        return self._decls
+
+    @property
+    def digest(self) -> str:
+        """The source token of the kernel (see source_digest)."""
+        if self._digest is None:
+            assert self.fn is not None
+            self._digest = source_digest(self.fn)
+        return self._digest
+
+    def signature(self) -> dict[str, Any]:
+        """The kernel's signature and specialization rules as JSON (what a bundle stores to dispatch)."""
+        empty = inspect.Parameter.empty
+        consts = {d.name: d.default for d in self.decls if d.kind == "const" and d.default is not empty}
+        return {
+            "name": self.name,
+            "source": self.digest,
+            "block": self._launch_dim(self.block, consts, "block") if not callable(self.block) else None,
+            "cluster": self._launch_dim(self.cluster, consts, "cluster") if not callable(self.cluster) else None,
+            "args": [d.to_json() for d in self.decls],
+        }
+
+    def _launch_dim(self, v: Any, consts: dict[str, Any], what: str) -> list[int]:
+        if callable(v):
+            v = v(**consts)
+        return _dim3(v, f"kernel {self.name!r}: {what}")
+
+    def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+        decls = self.decls
+        if len(args) > len(decls):
+            raise TypeError(f"kernel {self.name!r} takes {len(decls)} arguments, got {len(args)}")
+        values = list(args)
+        for d in decls[len(args) :]:
+            if d.name in kwargs:
+                values.append(kwargs.pop(d.name))
+            elif d.default is not inspect.Parameter.empty:
+                values.append(d.default)
+            else:
+                raise TypeError(f"kernel {self.name!r}: missing argument {d.name!r}")
+        if kwargs:
+            raise TypeError(f"kernel {self.name!r}: unexpected arguments {sorted(kwargs)}")
+        return values
+
+    # ------------------------------------------------------------ specialization
+
+    def specialize(self, *args: Any, **kwargs: Any) -> tuple[dict[str, Any], list[Any], int | None]:
+        """(spec, packed values in kernel-parameter order, device ordinal or None) for a call's arguments."""
+        values = self._bind(args, dict(kwargs))
+        spec_args: list[dict[str, Any]] = []
+        packed: list[Any] = []
+        consts: dict[str, Any] = {}
+        device: int | None = None
+        for d, v in zip(self.decls, values, strict=True):
+            if d.kind == "tensor":
+                info = describe(v, d.name)
+                if info.device >= 0:
+                    if device is not None and info.device != device:
+                        raise ValueError(
+                            f"kernel {self.name!r}: argument {d.name!r} is on cuda:{info.device}, an earlier "
+                            f"tensor on cuda:{device}"
+                        )
+                    device = info.device
+                t = tensor_spec(d.name, d.ann, info)
+                spec_args.append(t.to_spec())
+                packed += tensor_values(t, info)
+            elif d.kind == "const":
+                c = const_to_spec(d.name, v)
+                if d.ann in (int, bool) and type(v) is not d.ann:
+                    raise TypeError(f"argument {d.name!r}: expects a compile-time {d.ann.__name__}, got {v!r}")
+                consts[d.name] = v
+                spec_args.append({"name": d.name, "kind": "const", "value": c})
+            else:
+                spec_args.append({"name": d.name, "kind": "scalar", "param": d.ann.kind})
+                packed.append(v)
+        spec = {
+            "kernel": self.name,
+            "source": self.digest,
+            "block": self._launch_dim(self.block, consts, "block"),
+            "cluster": self._launch_dim(self.cluster, consts, "cluster"),
+            "args": spec_args,
+        }
+        return check_spec(spec), packed, device
+
+    def _target(self, target: str | None, device: int | None) -> str | tuple[int, int]:
+        if target is not None:
+            return target
+        if self.target is not None:
+            return self.target
+        from .device import device_properties
+
+        return device_properties(device).compute_capability
+
+    def kernel_for(self, spec: dict[str, Any], target: str | tuple[int, int], device: int | None) -> Kernel:
+        """The Kernel of a spec for a target name or device compute capability (compiled or found once)."""
+        key = (canonical_spec(spec), str(target), device)
+        k = self._kernels.get(key)
+        if k is not None:
+            return k
+        with self._lock:
+            k = self._kernels.get(key)
+            if k is None:
+                k = self._source(spec, target, device) if self._source is not None else self._compile(
+                    spec, target, device
+                )
+                self._kernels[key] = k
+        return k
+
+    def _compile(self, spec: dict[str, Any], target: str | tuple[int, int], device: int | None) -> Kernel:
+        if self.fn is None:
+            raise CompilerError(f"kernel {self.name!r} has no Python function to compile")
+        if not isinstance(target, str):
+            from cute_nvarch.target import compile_target
+
+            target = compile_target(target).name
+        art = compiler()(self.fn, spec, target)
+        entry = art.entry
+        if not isinstance(entry, KernelEntry) or entry.params != kernel_params(spec):
+            raise CompilerError(f"kernel {self.name!r}: the compiler returned an entry that does not match the spec")
+        self.compiles += 1
+        self.artifacts[canonical_spec(spec) + "@" + entry.target] = art
+        return Kernel(entry, art.cubin, art.ptx, device=device)
+
+    def compile(self, *args: Any, target: str | None = None, **kwargs: Any) -> Kernel:
+        """The Kernel for these arguments (specialized and compiled, not loaded; no GPU needed with target=)."""
+        spec, _, device = self.specialize(*args, **kwargs)
+        return self.kernel_for(spec, self._target(target, device), device)
+
+    # ------------------------------------------------------------ calls
+
+    def __call__(self, *args: Any, grid: Any, stream: Any = None, smem: int | None = None, **kwargs: Any) -> None:
+        """Launch on grid (int or 1-3 ints) with stream (default: torch's current) and dynamic smem bytes."""
+        self._install_fast_call()
+        return self._slow_call(args, kwargs, grid, stream, smem)
+
+    def _slow_call(self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any, stream: Any, smem: Any) -> None:
+        values = self._bind(args, dict(kwargs))
+        spec, packed, device = self.specialize(*values)
+        if device is None:
+            from . import driver
+
+            device = driver.current_device()
+        k = self.kernel_for(spec, self._target(None, device), device)
+        k.launch(grid, *packed, stream=stream, smem=smem)
+        if smem is None and k._owner == threading.get_ident():
+            key = self._raw_key(values)
+            if key is not None:
+                if len(self._plans) >= _PLANS_MAX:
+                    self._plans.clear()
+                self._plans[key] = self._make_plan(k, spec)
+
+    def _raw_key(self, values: Sequence[Any]) -> tuple | None:
+        """The fast path's dict key for bound values (None unless every tensor is a torch tensor)."""
+        key: list[Any] = []
+        for d, v in zip(self.decls, values, strict=True):
+            if d.kind == "tensor":
+                if not is_torch_tensor(v):
+                    return None
+                key += [v.dtype, v.shape, v.stride(), v.data_ptr() & 15, v.get_device()]
+            elif d.kind == "const":
+                key.append(v)
+        return tuple(key)
+
+    def _make_plan(self, k: Kernel, spec: dict[str, Any]) -> Callable[..., None]:
+        """A function (grid, stream, per tensor: ptr, shape, stride; scalars) that packs and launches k."""
+        params: list[str] = []
+        exprs: list[str] = []
+        for i, (d, s) in enumerate(zip(self.decls, spec["args"], strict=True)):
+            if d.kind == "tensor":
+                params += [f"p{i}", f"s{i}", f"d{i}"]
+                t = TensorArg(d.name, s["dtype"], tuple(s["shape"]), s["unit"], s["align"], s["index"])
+                extents, strides = tensor_param_names(t)
+                exprs += [f"p{i}"] + [f"s{i}[{m}]" for m, _ in extents] + [f"d{i}[{m}]" for m, _ in strides]
+            elif d.kind == "scalar":
+                params.append(f"v{i}")
+                exprs.append(f"v{i}")
+        buf = k._buffer
+        ns: dict[str, Any] = {
+            "pack_into": k.layout.struct.pack_into,
+            "buf": buf.buffer,
+            "base": buf.base,
+            "get_ident": threading.get_ident,
+            "owner": k._owner,
+            "checked": k._launch_checked,
+            "grid3": _grid3,
+            "streams": _stream,
+            "stream_handle": _stream.stream_handle,
+            "cu": k._launch_fn,
+            "f": k._f,
+            "BX": k.block[0],
+            "BY": k.block[1],
+            "BZ": k.block[2],
+            "BLOCK": k.block,
+            "SMEM": k.dynamic_smem,
+            "KP": buf.kernel_params,
+            "BUF": buf,
+            "failed": k._launch_failed,
+            "cluster": k._launch_cluster,
+            "dev": k.device,
+        }
+        values = ", ".join(exprs)
+        if k._config is None:
+            launch = (
+                "try:\n"
+                "        err = cu(f, gx, gy, gz, BX, BY, BZ, SMEM, s, KP, 0)[0]\n"
+                "    except (OverflowError, TypeError):\n"
+                "        grid3((gx, gy, gz))\n"
+                "        raise\n"
+                "    if err:\n"
+                "        failed(err, (gx, gy, gz), BLOCK, SMEM, s, BUF)"
+            )
+        else:
+            launch = "cluster((gx, gy, gz), BLOCK, SMEM, s, BUF)"
+        src = f"""def plan(grid, stream, {', '.join(params)}):
+    if get_ident() != owner:
+        return checked(grid, [{values}], stream, None, None)
+    try:
+        pack_into(buf, base, {values})
+    except Exception:
+        return checked(grid, [{values}], stream, None, None)
+    if type(grid) is int:
+        gx = grid
+        gy = gz = 1
+    else:
+        gx, gy, gz = grid3(grid)
+    if stream is None:
+        s = streams.current(dev)
+    elif type(stream) is int:
+        s = stream
+    else:
+        s = stream_handle(stream)
+    {launch}
+"""
+        exec(compile(src, f"<cute_runtime plan of {entry_symbol(spec)}>", "exec"), ns)
+        return ns["plan"]
+
+    def _install_fast_call(self) -> None:
+        """Give this instance a class whose generated __call__ is the fast path for this signature."""
+        if type(self) is not JitKernel:
+            return
+        decls = self.decls
+        ns: dict[str, Any] = {"plans": self._plans, "slow": self._slow_call}
+        params, key, pargs, names = [], [], [], []
+        for i, d in enumerate(decls):
+            names.append(d.name)
+            if d.default is inspect.Parameter.empty:
+                params.append(d.name)
+            else:
+                ns[f"D{i}"] = d.default
+                params.append(f"{d.name}=D{i}")
+            if d.kind == "tensor":
+                key += [
+                    f"{d.name}.dtype", f"s{i}", f"d{i}", f"p{i} & 15", f"{d.name}.get_device()"
+                ]
+                pargs += [f"p{i}", f"s{i}", f"d{i}"]
+            elif d.kind == "const":
+                key.append(d.name)
+            else:
+                pargs.append(d.name)
+        fetch = "".join(
+            f"            p{i} = {d.name}.data_ptr()\n            s{i} = {d.name}.shape\n"
+            f"            d{i} = {d.name}.stride()\n"
+            for i, d in enumerate(decls)
+            if d.kind == "tensor"
+        )
+        sep = ", " if params else ""
+        src = f"""def __call__(self{sep}{', '.join(params)}, *, grid, stream=None, smem=None):
+    if smem is None:
+        try:
+{fetch}            plan = plans[({', '.join(key)},)]
+        except Exception:
+            return slow(({', '.join(names)}{',' if names else ''}), {{}}, grid, stream, smem)
+        return plan(grid, stream{', ' if pargs else ''}{', '.join(pargs)})
+    return slow(({', '.join(names)}{',' if names else ''}), {{}}, grid, stream, smem)
+"""
+        exec(compile(src, f"<cute_runtime call of {self.name}>", "exec"), ns)
+        call = ns["__call__"]
+        call.__doc__ = JitKernel.__call__.__doc__
+        self.__class__ = type(f"JitKernel_{self.name}", (JitKernel,), {"__call__": call})
+
+
+def kernel(
+    fn: Callable[..., Any] | None = None,
+    *,
+    block: Any = (128, 1, 1),
+    cluster: Any = (1, 1, 1),
+    name: str | None = None,
+    target: str | None = None,
+) -> Any:
+    """Decorate a kernel function `fn(k, *params)` (see the module docstring); block and cluster are ints or
+    tuples, or callables of the compile-time arguments (by name) that return them."""
+
+    def wrap(f: Callable[..., Any]) -> JitKernel:
+        if not callable(f):
+            raise TypeError(f"kernel: expected a function, got {type(f).__name__}")
+        return JitKernel(f, name=name, block=block, cluster=cluster, target=target)
+
+    return wrap(fn) if fn is not None else wrap

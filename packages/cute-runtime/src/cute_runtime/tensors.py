@@ -1,0 +1,119 @@
+"""What a tensor-like argument is: address, dtype, shape, strides (elements), device; torch, CAI or DLPack.
+
+torch is never imported here (a torch.Tensor is recognised by its class); `__cuda_array_interface__` (v2/v3)
+and DLPack (`__dlpack__` + `__dlpack_device__`, the capsule is read but not consumed) work without torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cute_nvarch.numeric import numeric_type
+
+from .pointers import _capsule_get_pointer, _capsule_is_valid, _DLTensor, is_torch_tensor
+
+__all__ = ["TensorInfo", "describe"]
+
+_KDL_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+# DLPack type codes -> name prefix (kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool)
+_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
+# __cuda_array_interface__ typestr kinds -> name prefix
+_CAI_KINDS = {"i": "int", "u": "uint", "f": "float", "b": "bool"}
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    """One tensor argument: device address, canonical dtype name, shape and strides (elements), device."""
+
+    ptr: int
+    dtype: str
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    device: int
+
+
+def _dtype(prefix: str, bits: int, name: str, what: str) -> str:
+    text = "bool" if prefix == "bool" else f"{prefix}{bits}"
+    try:
+        return numeric_type(text).canonical
+    except ValueError:
+        raise TypeError(f"argument {name!r}: {what} element type {text!r} is not a known numeric type") from None
+
+
+def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
+    out, step = [], 1
+    for e in reversed(shape):
+        out.append(step)
+        step *= max(e, 1)
+    return tuple(reversed(out))
+
+
+def _from_torch(value: Any, name: str) -> TensorInfo:
+    if not value.is_cuda:
+        raise ValueError(f"argument {name!r}: tensor is on {value.device}, expected a CUDA tensor")
+    dtype = str(value.dtype).removeprefix("torch.")
+    try:
+        canonical = numeric_type(dtype).canonical
+    except ValueError:
+        raise TypeError(f"argument {name!r}: torch dtype {dtype} is not a supported element type") from None
+    return TensorInfo(
+        int(value.data_ptr()), canonical, tuple(value.shape), tuple(value.stride()), int(value.get_device())
+    )
+
+
+def _from_cai(cai: Any, name: str) -> TensorInfo:
+    if not isinstance(cai, dict):
+        raise TypeError(f"argument {name!r}: __cuda_array_interface__ must be a dict")
+    data, shape, typestr = cai.get("data"), cai.get("shape"), cai.get("typestr")
+    if not isinstance(data, tuple) or not data or not isinstance(data[0], int):
+        raise TypeError(f"argument {name!r}: __cuda_array_interface__ has no ('data': (ptr, readonly)) entry")
+    if not isinstance(shape, tuple) or not all(isinstance(e, int) and e >= 0 for e in shape):
+        raise TypeError(f"argument {name!r}: __cuda_array_interface__ 'shape' must be a tuple of ints >= 0")
+    if not isinstance(typestr, str) or len(typestr) < 3 or typestr[1] not in _CAI_KINDS:
+        raise TypeError(f"argument {name!r}: __cuda_array_interface__ typestr {typestr!r} is not supported")
+    if typestr[0] == ">":
+        raise TypeError(f"argument {name!r}: big-endian typestr {typestr!r} is not supported")
+    nbytes = int(typestr[2:])
+    dtype = _dtype(_CAI_KINDS[typestr[1]], 8 * nbytes, name, "__cuda_array_interface__")
+    strides = cai.get("strides")
+    if strides is None:
+        elem = _contiguous(shape)
+    else:
+        if len(strides) != len(shape) or any(s % nbytes for s in strides):
+            raise ValueError(f"argument {name!r}: strides {strides} are not whole elements of {nbytes} bytes")
+        elem = tuple(s // nbytes for s in strides)
+    return TensorInfo(data[0], dtype, shape, elem, -1)
+
+
+def _from_dlpack(value: Any, name: str) -> TensorInfo:
+    dev_type, dev_id = value.__dlpack_device__()
+    if int(dev_type) not in _KDL_CUDA:
+        raise ValueError(f"argument {name!r}: DLPack device type {int(dev_type)} is not CUDA memory (kDLCUDA=2)")
+    capsule = value.__dlpack__()
+    if not _capsule_is_valid(capsule, b"dltensor"):
+        raise TypeError(f"argument {name!r}: __dlpack__() did not return an unconsumed 'dltensor' capsule")
+    t = _DLTensor.from_address(_capsule_get_pointer(capsule, b"dltensor"))
+    if t.dtype.lanes != 1 or t.dtype.code not in _DL_CODES:
+        raise TypeError(
+            f"argument {name!r}: DLPack dtype (code {t.dtype.code}, lanes {t.dtype.lanes}) is not supported"
+        )
+    dtype = _dtype(_DL_CODES[t.dtype.code], t.dtype.bits, name, "DLPack")
+    shape = tuple(int(t.shape[i]) for i in range(t.ndim))
+    strides = _contiguous(shape) if not t.strides else tuple(int(t.strides[i]) for i in range(t.ndim))
+    return TensorInfo(int(t.data or 0) + int(t.byte_offset), dtype, shape, strides, int(dev_id))
+
+
+def describe(value: Any, name: str = "tensor") -> TensorInfo:
+    """The TensorInfo of a CUDA tensor-like value; TypeError/ValueError naming the argument otherwise."""
+    if is_torch_tensor(value):
+        return _from_torch(value, name)
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        return _from_cai(cai, name)
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        return _from_dlpack(value, name)
+    raise TypeError(
+        f"argument {name!r}: expected a CUDA tensor (torch, __cuda_array_interface__ or DLPack), "
+        f"got {type(value).__name__}"
+    )
