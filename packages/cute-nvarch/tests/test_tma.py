@@ -302,6 +302,7 @@ def test_tile_plan_then_bind_is_make_tma_plan(major: str, mc: int | None) -> Non
         ld = -(-(m if major == "mn" else k) // 8) * 8  # the leading dimension padded to 16 bytes
         stride = (1, ld, ld * k) if major == "mn" else (ld, 1, ld * m)
         bound = tile.bind(shape, stride)
+        assert tile.bind(list(shape), list(stride)) is bound  # cached per geometry: no re-planning per launch
         whole = nv.make_tma_plan(shape, stride, "f16", smem, **kw)
         assert bound.tensor_map_args == whole.tensor_map_args and bound.boxes == whole.boxes
         assert isinstance(bound, nv.TmaTilePlan) and bound.box_coordinates((1, 1, 0)) == whole.box_coordinates(

@@ -157,6 +157,8 @@ class TmaTilePlan:
     cluster_shape: tuple[int, int, int]
     multicast_axis: int | None
     num_multicast: int
+    # bind()'s results by (shape, stride, base_alignment): a launch binds the same tensor geometry repeatedly
+    _bound: dict = dataclasses.field(default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @property
     def box_elements(self) -> int:
@@ -187,9 +189,17 @@ class TmaTilePlan:
     def bind(self, global_shape: tuple[int, ...], global_stride: tuple[int, ...], base_alignment: int = 16) -> TmaPlan:
         """The plan for a global tensor (extents, element strides, tensor-mode order): TMA's rules checked.
 
-        `base_alignment` is the alignment in bytes guaranteed for the tensor's base address.
+        `base_alignment` is the alignment in bytes guaranteed for the tensor's base address. Results are
+        cached per geometry (the most recent 64).
         """
-        return _bind(self, global_shape, global_stride, base_alignment, "TmaTilePlan.bind")
+        key = (tuple(global_shape), tuple(global_stride), base_alignment)
+        plan = self._bound.get(key)
+        if plan is None:
+            plan = _bind(self, key[0], key[1], base_alignment, "TmaTilePlan.bind")
+            if len(self._bound) >= _BIND_CACHE:
+                self._bound.pop(next(iter(self._bound)))
+            self._bound[key] = plan
+        return plan
 
     def boxes_for(self, multicast_rank: int = 0) -> tuple[TmaBox, ...]:
         """The boxes one CTA of the multicast group issues."""
@@ -669,7 +679,8 @@ def _bind(
     return TmaPlan(**fields, global_dims=gdims, global_strides=tuple(gstrides))
 
 
-_TILE_FIELDS = tuple(f.name for f in dataclasses.fields(TmaTilePlan))
+_TILE_FIELDS = tuple(f.name for f in dataclasses.fields(TmaTilePlan) if f.init)
+_BIND_CACHE = 64
 
 
 def make_tma_copy(plan: TmaPlan, op: str = "load") -> TiledCopy:
