@@ -1,5 +1,6 @@
 """cute-runtime: load PTX/cubin kernels and AOT bundles, pack arguments, launch on a stream.
 
+`kernel` is the JIT front end (cute_runtime.jit): it compiles through the compiler that cute-ir registers.
 Importing it needs neither MLIR nor a GPU; the first operation that needs a GPU says when there is none.
 """
 
@@ -14,7 +15,9 @@ from .arch import Arch, cubin_runs_on, parse_arch, ptx_runs_on
 from .bundle import Bundle, load_bundle
 from .device import DeviceProperties, device_arch, device_properties
 from .driver import available as gpu_available
-from .errors import ArchMismatchError, BundleError, DriverError, KernelNotFoundError, NoDeviceError
+from .errors import ArchMismatchError, BundleError, CompilerError, DriverError, KernelNotFoundError, NoDeviceError
+from .jit import JitKernel, kernel, register_compiler
+from .jit_types import Scalar, Tensor
 from .kernel import Kernel
 from .params import Param, ParamBuffer, ParamLayout
 from .pointers import device_pointer
@@ -27,8 +30,10 @@ __all__ = [
     "ArchMismatchError",
     "Bundle",
     "BundleError",
+    "CompilerError",
     "DeviceProperties",
     "DriverError",
+    "JitKernel",
     "Kernel",
     "KernelEntry",
     "KernelNotFoundError",
@@ -36,6 +41,8 @@ __all__ = [
     "Param",
     "ParamBuffer",
     "ParamLayout",
+    "Scalar",
+    "Tensor",
     "TensorMap",
     "__version__",
     "canonical_spec",
@@ -47,9 +54,11 @@ __all__ = [
     "encode_tiled",
     "file_stem",
     "gpu_available",
+    "kernel",
     "load_bundle",
     "parse_arch",
     "ptx_runs_on",
+    "register_compiler",
     "set_stream_provider",
     "spec_digest",
     "stream_handle",
