@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from cute_ir import Int, as_value, select
 from cute_ir import hopper as H
-from cute_ir.hopper.pipeline import stage_and_phase
+from cute_ir.hopper.pipeline import PipelineSpec, release_targets, releases_to, stage_and_phase
+from cute_ir.types import I32
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -115,11 +117,44 @@ def test_stage_phase_ir_matches_python(host_int):
         def build(it, stages=stages):
             with ir.InsertionPoint.current:
                 pipe = H.TmaPipeline(H.PipelineSpec(stages, 1024, 1), None)
-            return list(pipe.stage_phase(it))
+            return [as_value(x, I32()) for x in pipe.stage_phase(it)]  # stages=1: stage is the int 0
 
         run = host_int(1, [32, 32], build)
         for it in list(range(50)) + [2**20 + 3, 2**31 - 1]:
             assert run(it) == stage_and_phase(it, stages)
+
+
+def test_release_rule_ir_matches_python(host_int):
+    """releases_to emitted on Ints (what release_group predicates on) equals its Python-int answer."""
+    for cluster in ((2, 1), (1, 2), (2, 2), (4, 2), (1, 4)):
+        run = host_int(
+            3, [32], lambda t, m, n, cluster=cluster: [select(releases_to(Int(t), Int(m), Int(n), cluster), 1, 0)]
+        )
+        cm, cn = cluster
+        for m in range(cm):
+            for n in range(cn):
+                got = [d for d in range(128) if run(d, m, n) == (1,)]
+                assert got == release_targets(m, n, cluster)
+                assert len(got) == cm + cn - 1
+
+
+def test_pipeline_spec_for_groups_counts_every_release():
+    """Each empty barrier counts one arrival per consumer group of every CTA that releases to it."""
+    for cluster in ((1, 1), (2, 1), (1, 2), (2, 2), (4, 2)):
+        spec = PipelineSpec.for_groups(4, 1024, 2, cluster)
+        cm, cn = cluster
+        for x in range(cm):
+            for y in range(cn):
+                senders = [(a, b) for a in range(cm) for b in range(cn) if x + y * cm in release_targets(a, b, cluster)]
+                assert 2 * len(senders) == spec.consumer_arrivals
+    with pytest.raises(ValueError, match="release_scope"):
+        PipelineSpec(2, 1024, 1, release_scope="gpu")
+    with pytest.raises(ValueError, match="cluster"):
+        PipelineSpec(2, 1024, 1, cluster=(4, 8))
+    with pytest.raises(ValueError, match="consumer_groups"):
+        PipelineSpec.for_groups(2, 1024, 0)
+    with pytest.raises(ValueError, match="not in a 2 x 1 cluster"):
+        release_targets(0, 1, (2, 1))
 
 
 def test_pipeline_spec_validation():
@@ -207,7 +242,8 @@ def simulate_cluster(
     ctas = [(x, y) for y in range(cn) for x in range(cm)]
     rank = {c: c[0] + c[1] * cm for c in ctas}
     a_bytes, b_bytes = 16 * cn, 16 * cm  # one 16-byte share per multicast source
-    count = nc * (cm + cn - 1) if arrivals is None else arrivals
+    spec = PipelineSpec.for_groups(stages, a_bytes + b_bytes, nc, (cm, cn))
+    count = spec.consumer_arrivals if arrivals is None else arrivals
     full = {c: [MBarrier(1) for _ in range(stages)] for c in ctas}
     empty = {c: [MBarrier(count) for _ in range(stages)] for c in ctas}
     landed = {c: [set() for _ in range(stages)] for c in ctas}  # (iteration, source, operand) shares in smem
@@ -263,12 +299,12 @@ def simulate_cluster(
                     v["state"] = "read"
             else:
                 reading[c][s].discard(g)
+                # the pipeline block's release rule: the CTAs of this CTA's cluster row and column
                 for d in ctas:
-                    if d[0] == c[0] or d[1] == c[1]:
+                    if rank[d] in release_targets(c[0], c[1], (cm, cn)):
                         empty[d][s].arrive()
                 v["it"] += 1
                 v["state"] = "wait"
-    del rank
 
 
 @settings(max_examples=40, deadline=None)

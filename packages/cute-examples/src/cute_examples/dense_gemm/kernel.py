@@ -194,7 +194,7 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
             with ir.InsertionPoint(ktl.body):
                 kt = Int(ktl.induction_variable)
                 it = u * sched.k_tiles + kt
-                stage, phase = pipe.stage_phase(it.value)
+                stage, phase = pipe.stage_phase(it)
                 pipe.producer_acquire(stage, phase)
                 pipe.producer_commit(stage)
                 full = pipe.full(stage)
@@ -215,23 +215,7 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
 
 
 def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
-    cfg = plan.cfg
-    if cfg.cluster_size == 1:
-        lead = _if(tid_in_wg == 0)
-        with ir.InsertionPoint(lead.then_block):
-            pipe.consumer_release(stage)
-            scf.yield_([])
-        return
-    # thread d < cluster_size of each consumer warpgroup signals CTA d when it shares a row or a column
-    dst = tid_in_wg
-    dst_m = dst % cfg.cluster_m
-    dst_n = dst // cfg.cluster_m
-    same = (dst_m == sched.cta_m) | (dst_n == sched.cta_n)
-    ok = (dst < cfg.cluster_size) & same
-    sig = _if(ok)
-    with ir.InsertionPoint(sig.then_block):
-        pipe.consumer_release_cluster(stage, dst.value, cfg.release_scope)
-        scf.yield_([])
+    pipe.release_group(stage, tid_in_wg, sched.cta_m, sched.cta_n)
 
 
 def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
@@ -239,7 +223,7 @@ def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_ad
     cfg = plan.cfg
     shape = plan.wgmma
     it = unit * sched.k_tiles + kt
-    stage, phase = pipe.stage_phase(it.value)
+    stage, phase = pipe.stage_phase(it)
     pipe.consumer_wait(stage, phase)
     st = Int(stage)
     a_off = a_wg_addr + st * cfg.a_stage_bytes
@@ -257,7 +241,7 @@ def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_ad
 
 def _stage_of(pipe, sched, unit: Int, kt: Any) -> ir.Value:  # noqa: ANN001
     """The pipeline stage of K-tile `kt` of the cluster's `unit`-th work unit."""
-    return pipe.stage_phase((unit * sched.k_tiles + kt).value)[0]
+    return pipe.stage_phase(unit * sched.k_tiles + kt)[0]
 
 
 def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int) -> ir.Value:  # noqa: ANN001

@@ -242,10 +242,13 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
     plan.add("epi", cfg.num_consumer_warpgroups * cfg.epi_buffers * cfg.epi_bytes, 1024)
     if plan.dynamic_smem_bytes != cfg.smem_bytes(stages):
         raise ValueError(f"shared-memory plan {plan.dynamic_smem_bytes} != config {cfg.smem_bytes(stages)}")
-    pipeline = PipelineSpec(
-        stages=stages,
-        tx_bytes=cfg.a_stage_bytes + cfg.b_stage_bytes,
-        consumer_arrivals=cfg.num_consumer_warpgroups * (cfg.cluster_m + cfg.cluster_n - 1),
+    # A is multicast along the cluster's rows, B along its columns: the pipeline block counts the releases
+    pipeline = PipelineSpec.for_groups(
+        stages,
+        cfg.a_stage_bytes + cfg.b_stage_bytes,
+        cfg.num_consumer_warpgroups,
+        (cfg.cluster_m, cfg.cluster_n),
+        cfg.release_scope,
     )
     return GemmPlan(cfg, shape, a, b, epi, pipeline, plan, values)
 

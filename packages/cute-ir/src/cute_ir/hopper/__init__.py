@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .mbarrier import (
     MBARRIER_BYTES,
+    RELEASE_SCOPES,
     map_shared_rank,
     mbarrier_arrive,
     mbarrier_arrive_cluster,
@@ -22,7 +23,7 @@ from .mbarrier import (
     mbarrier_try_wait,
     mbarrier_wait,
 )
-from .pipeline import PipelineSpec, TmaPipeline, stage_and_phase
+from .pipeline import PipelineSpec, TmaPipeline, release_targets, releases_to, stage_and_phase
 from .regs import check_register_split, setmaxnreg_dec, setmaxnreg_inc
 from .smem import SmemBuffer, SmemPlan, dynamic_smem_base, smem_address, smem_offset
 from .stmatrix import pack_b16x2, stmatrix
@@ -74,6 +75,7 @@ from .wgmma import (
 
 __all__ = [
     "MBARRIER_BYTES",
+    "RELEASE_SCOPES",
     "TMA_DESCRIPTOR_ALIGN",
     "TMA_DESCRIPTOR_BYTES",
     "PipelineSpec",
@@ -118,6 +120,8 @@ __all__ = [
     "setmaxnreg_inc",
     "smem_address",
     "smem_offset",
+    "release_targets",
+    "releases_to",
     "stage_and_phase",
     "stmatrix",
     "thread_idx",

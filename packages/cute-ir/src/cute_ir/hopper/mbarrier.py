@@ -29,6 +29,7 @@ from ..values import Bool, as_value
 
 __all__ = [
     "MBARRIER_BYTES",
+    "RELEASE_SCOPES",
     "mbarrier_arrive",
     "mbarrier_arrive_cluster",
     "mbarrier_arrive_expect_tx",
@@ -60,6 +61,7 @@ def map_shared_rank(ptr: ir.Value, cta_rank: Any) -> ir.Value:
 
 
 _SCOPES = {"cta": nvvm.MemScopeKind.CTA, "cluster": nvvm.MemScopeKind.CLUSTER}
+RELEASE_SCOPES = tuple(_SCOPES)
 
 
 def mbarrier_arrive_cluster(bar: ir.Value, cta_rank: Any, scope: str = "cta") -> None:
