@@ -24,6 +24,7 @@ from typing import Any
 
 from cute_ir import hopper as H
 from cute_ir.dtypes import element_type
+from cute_ir.hopper.scheduler import PersistentScheduler
 from cute_ir.kernel import KernelDef, Param
 from cute_ir.values import Int
 from mlir import ir
@@ -31,7 +32,6 @@ from mlir.dialects import arith, llvm, scf
 
 from .epilogue import f32_store_coords, stmatrix_pair_values, stmatrix_row_coords
 from .plan import GemmPlan
-from .schedule import num_units, unit_tile
 from .spec import CONSUMER_REGS, PRODUCER_REGS
 
 __all__ = ["PARAMS", "build_kernel"]
@@ -48,38 +48,6 @@ def _if(cond: object) -> scf.IfOp:
     """An scf.if without results on an i1 (or Bool)."""
     c = cond.value if hasattr(cond, "value") else cond
     return scf.IfOp(c)
-
-
-def _ceil_div(a: Int, b: int) -> Int:
-    return (a + (b - 1)) // b
-
-
-class _Schedule:
-    """The static persistent tile schedule as run-time values (identical in producer and consumers)."""
-
-    def __init__(self, plan: GemmPlan, m: Int, n: Int, k: Int, l: Int, raster_n: Int, swz_log: Int) -> None:
-        cfg = plan.cfg
-        self.cfg = cfg
-        tiles_m = _ceil_div(m, cfg.tile_m)
-        tiles_n = _ceil_div(n, cfg.tile_n)
-        self.k_tiles = _ceil_div(k, cfg.tile_k)
-        self.cm_tiles = _ceil_div(tiles_m, cfg.cluster_m)
-        self.cn_tiles = _ceil_div(tiles_n, cfg.cluster_n)
-        total = self.cm_tiles * self.cn_tiles * l
-        self.cluster_id = Int(H.cluster_id(0))
-        self.num_clusters = Int(H.num_clusters(0))
-        self.num_units = num_units(total, self.cluster_id, self.num_clusters)
-        self.along_n = raster_n != 0
-        self.swz_log = swz_log
-        self.cta_m = Int(H.block_in_cluster(0)) if cfg.cluster_m > 1 else 0
-        self.cta_n = Int(H.block_in_cluster(1)) if cfg.cluster_n > 1 else 0
-
-    def tile(self, unit_index: Int) -> tuple[Int, Int, Int]:
-        """(tile_m, tile_n, batch) of this CTA for the cluster's `unit_index`-th work unit."""
-        cfg = self.cfg
-        w = self.cluster_id + unit_index * self.num_clusters
-        cm, cn, batch = unit_tile(w, self.cm_tiles, self.cn_tiles, self.along_n, self.swz_log)
-        return cm * cfg.cluster_m + self.cta_m, cn * cfg.cluster_n + self.cta_n, batch
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: Int, mask, my_slot) -> None:
@@ -145,7 +113,7 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
     else:
         k.barrier()
 
-    sched = _Schedule(plan, m, n, kk, l, raster_n, swz_log)
+    sched = PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log)
 
     # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
     branch = scf.IfOp((wg == 0).value, has_else=True)
@@ -189,7 +157,7 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
         units = _for(sched.num_units)
         with ir.InsertionPoint(units.body):
             u = Int(units.induction_variable)
-            tile_m, tile_n, batch = sched.tile(u)
+            tile_m, tile_n, batch, _, _ = sched.work_unit(u)  # data-parallel: K tiles 0..k_tiles
             ktl = _for(sched.k_tiles)
             with ir.InsertionPoint(ktl.body):
                 kt = Int(ktl.induction_variable)
@@ -285,7 +253,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     units = _for(sched.num_units)
     with ir.InsertionPoint(units.body):
         u = Int(units.induction_variable)
-        tile_m, tile_n, batch = sched.tile(u)
+        tile_m, tile_n, batch, _, _ = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
         _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch)
         scf.yield_([])

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
 from cute_nvarch.target import SM90A, TARGETS, compile_target
+from cute_nvarch.tile_scheduler import TileScheduler
 
 __all__ = [
     "DTYPE_BYTES",
@@ -200,6 +201,11 @@ class GemmConfig:
     def cluster_size(self) -> int:
         """CTAs per cluster."""
         return self.cluster_m * self.cluster_n
+
+    @property
+    def tile_scheduler(self) -> TileScheduler:
+        """The persistent tile scheduler's description (tile counts, units, grid, order: host and kernel)."""
+        return TileScheduler(self.tile_m, self.tile_n, self.tile_k, self.cluster_m, self.cluster_n)
 
     @property
     def a_stage_bytes(self) -> int:
