@@ -386,9 +386,9 @@ class JitKernel:
                 spec_args.append(t.to_spec())
                 packed += tensor_values(t, info)
             elif d.kind == "const":
-                c = const_to_spec(d.name, v)
                 if d.ann in (int, bool) and type(v) is not d.ann:
                     raise TypeError(f"argument {d.name!r}: expects a compile-time {d.ann.__name__}, got {v!r}")
+                c = const_to_spec(d.name, v)
                 consts[d.name] = v
                 spec_args.append({"name": d.name, "kind": "const", "value": c})
             else:

@@ -1,0 +1,192 @@
+"""The JIT front end without cute-ir: specialization, spec, compile-once, the fast-path key (CPU only).
+
+A fake compiler (registered with `register_compiler`) returns hand-written PTX for the spec's entry, so these
+tests exercise everything from the arguments to a `Kernel` without MLIR and without a GPU.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+from cute_nvarch.entry import KernelEntry, Launch
+from cute_nvarch.jit_spec import entry_symbol, kernel_params
+from cute_runtime import CompilerError, JitKernel, Scalar, Tensor, kernel, register_compiler
+from cute_runtime.jit import source_digest
+
+TARGET = "sm_90a"
+
+
+class Art:
+    """What a compiler returns: entry, cubin, ptx."""
+
+    def __init__(self, spec: dict[str, Any], target: str) -> None:
+        name = entry_symbol(spec)
+        params = kernel_params(spec)
+        decl = ", ".join(f".param .u64 {p.name}" for p in params)
+        self.ptx = f".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry {name}({decl})\n{{\n ret;\n}}\n"
+        self.cubin = None
+        self.entry = KernelEntry(name, target, params, Launch(tuple(spec["block"]), tuple(spec["cluster"])), spec)
+
+
+@pytest.fixture
+def compiled() -> Any:
+    calls: list[dict[str, Any]] = []
+
+    def fake(fn: Any, spec: dict[str, Any], target: str) -> Art:
+        calls.append(spec)
+        return Art(spec, target)
+
+    register_compiler(fake)
+    copy2d._kernels.clear()
+    yield calls
+    register_compiler(None)
+
+
+class CAI:
+    """A __cuda_array_interface__ object with a fake device pointer."""
+
+    def __init__(self, ptr: int, shape: tuple[int, ...], strides: tuple[int, ...] | None = None,
+                 typestr: str = "<f4") -> None:
+        self.__cuda_array_interface__ = {
+            "data": (ptr, False), "shape": shape, "typestr": typestr, "strides": strides, "version": 3
+        }
+
+
+class DLPackOnDevice:
+    """A DLPack producer that claims CUDA memory: a CPU tensor's capsule (its address is the fake pointer)."""
+
+    def __init__(self, t: Any) -> None:
+        self.t = t
+
+    def __dlpack__(self, stream: Any = None) -> Any:
+        return self.t.__dlpack__()
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)
+
+
+@kernel(block=(32, 8))
+def copy2d(k, x: Tensor(rank=2), y: Tensor(rank=2, static=(1,)), alpha: Scalar("f32"), tile: int = 32):
+    raise AssertionError("the fake compiler never builds")
+
+
+def test_dynamic_extent_compiles_once(compiled: list) -> None:
+    k1 = copy2d.compile(CAI(1 << 20, (100, 64)), CAI(1 << 24, (100, 64)), 1.0, target=TARGET)
+    k2 = copy2d.compile(CAI(1 << 20, (333, 64)), CAI(1 << 24, (333, 64)), 2.0, target=TARGET)
+    assert k1 is k2 and len(compiled) == 1
+    spec = compiled[0]
+    x, y, alpha, tile = spec["args"]
+    assert x == {"name": "x", "kind": "tensor", "dtype": "float32", "shape": [None, None], "unit": 1,
+                 "align": 16, "index": 32}
+    assert y["shape"] == [None, 64]  # the static mode's extent is compiled in
+    assert alpha == {"name": "alpha", "kind": "scalar", "param": "f32"}
+    assert tile == {"name": "tile", "kind": "const", "value": 32}
+    assert spec["block"] == [32, 8, 1] and spec["source"] == copy2d.digest
+    assert [p.name for p in k1.entry.params] == [
+        "x", "x_shape0", "x_shape1", "x_stride0", "y", "y_shape0", "y_stride0", "alpha"
+    ]
+
+
+def test_static_extent_and_const_specialize(compiled: list) -> None:
+    copy2d.compile(CAI(1 << 20, (100, 64)), CAI(1 << 24, (100, 64)), 1.0, target=TARGET)
+    copy2d.compile(CAI(1 << 20, (100, 64)), CAI(1 << 24, (100, 65)), 1.0, target=TARGET)
+    copy2d.compile(CAI(1 << 20, (100, 64)), CAI(1 << 24, (100, 64)), 1.0, tile=16, target=TARGET)
+    assert len(compiled) == 3
+
+
+def test_misaligned_view_is_a_second_specialization(compiled: list) -> None:
+    copy2d.compile(CAI(1 << 20, (8, 64)), CAI(1 << 24, (8, 64)), 1.0, target=TARGET)
+    copy2d.compile(CAI((1 << 20) + 4, (8, 64)), CAI(1 << 24, (8, 64)), 1.0, target=TARGET)  # x[0, 1:] style
+    assert [s["args"][0]["align"] for s in compiled] == [16, 4]
+    # rows of 63 floats: 4-byte aligned rows, the same specialization as the offset view
+    copy2d.compile(CAI(1 << 20, (8, 63), (63 * 4, 4)), CAI(1 << 24, (8, 64)), 1.0, target=TARGET)
+    copy2d.compile(CAI(1 << 20, (8, 62), (62 * 4, 4)), CAI(1 << 24, (8, 64)), 1.0, target=TARGET)
+    assert [s["args"][0]["align"] for s in compiled] == [16, 4, 8]
+
+
+def test_contiguous_mode_and_index_width(compiled: list) -> None:
+    copy2d.compile(CAI(1 << 20, (64, 8), (4, 256)), CAI(1 << 24, (8, 64)), 1.0, target=TARGET)  # column-major
+    copy2d.compile(CAI(1 << 20, (1 << 16, 1 << 16)), CAI(1 << 24, (8, 64)), 1.0, target=TARGET)  # 2**32 elements
+    (a,), (b,) = ([s["args"][0] for s in compiled[i : i + 1]] for i in range(2))
+    assert a["unit"] == 0 and a["index"] == 32
+    assert b["unit"] == 1 and b["index"] == 64
+    assert [p.kind for p in kernel_params(compiled[1])][:4] == ["ptr", "i64", "i64", "i64"]
+
+
+def test_dlpack_input_with_a_fake_device_pointer(compiled: list) -> None:
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(10, 64, dtype=torch.float16)
+    k = copy2d.compile(DLPackOnDevice(x), CAI(1 << 24, (10, 64), typestr="<f2"), 1.0, target=TARGET)
+    spec = compiled[0]
+    assert spec["args"][0]["dtype"] == "float16" and spec["args"][0]["unit"] == 1
+    assert k.entry.spec == spec
+    _, packed, device = copy2d.specialize(DLPackOnDevice(x), CAI(1 << 24, (10, 64), typestr="<f2"), 1.0)
+    assert packed[:4] == [x.data_ptr(), 10, 64, 64] and device == 0
+
+
+def test_bad_arguments_name_the_rule(compiled: list) -> None:
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="argument 'x': tensor is on cpu, expected a CUDA tensor"):
+        copy2d.compile(torch.zeros(4, 4), CAI(1 << 24, (4, 4)), 1.0, target=TARGET)
+    with pytest.raises(ValueError, match="argument 'x': rank must be 2"):
+        copy2d.compile(CAI(1 << 20, (4,)), CAI(1 << 24, (4, 4)), 1.0, target=TARGET)
+    with pytest.raises(TypeError, match="'tile': expects a compile-time int"):
+        copy2d.compile(CAI(1 << 20, (4, 4)), CAI(1 << 24, (4, 4)), 1.0, tile=2.0, target=TARGET)
+    with pytest.raises(TypeError, match="missing argument 'alpha'"):
+        copy2d.compile(CAI(1 << 20, (4, 4)), CAI(1 << 24, (4, 4)), target=TARGET)
+    with pytest.raises(TypeError, match="argument 'y': expected a CUDA tensor"):
+        copy2d.compile(CAI(1 << 20, (4, 4)), [1, 2], 1.0, target=TARGET)
+    assert compiled == []
+
+
+def test_no_compiler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    register_compiler(None)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    with pytest.raises(CompilerError, match="no kernel compiler is installed"):
+        copy2d.compile(CAI(1 << 20, (4, 4)), CAI(1 << 24, (4, 4)), 1.0, tile=8, target=TARGET)
+
+
+def test_fast_path_key_matches_the_slow_path(compiled: list) -> None:
+    """The generated __call__ finds the plan the slow path stores under _raw_key (CPU tensors stand in)."""
+    torch = pytest.importorskip("torch")
+
+    @kernel
+    def k3(k, a: Tensor(), b: Tensor(), c: Tensor(), n: int = 4):
+        pass
+
+    a, b, c = (torch.zeros(8, 8) for _ in range(3))
+    k3._install_fast_call()
+    assert type(k3) is not JitKernel and isinstance(k3, JitKernel)
+    seen = []
+    k3._plans[k3._raw_key([a, b, c, 4])] = lambda grid, stream, *packed: seen.append((grid, stream, packed))
+    k3(a, b, c, grid=(1, 2, 3), stream=7)
+    k3(a, b, c=c, n=4, grid=5)
+    assert [s[:2] for s in seen] == [((1, 2, 3), 7), (5, None)]
+    assert seen[0][2] == (a.data_ptr(), a.shape, a.stride(), b.data_ptr(), b.shape, b.stride(),
+                          c.data_ptr(), c.shape, c.stride())
+    with pytest.raises(ValueError, match="tensor is on cpu"):  # a miss goes to the checked path
+        k3(a, b, c, n=5, grid=1)
+
+
+def test_source_digest_follows_what_the_kernel_reaches() -> None:
+    ns: dict[str, Any] = {}
+    code = "SIDE = 4\ndef helper(v):\n    return v * SIDE\ndef body(k, x):\n    return helper(x)\n"
+    exec(compile(code, "<jit-test>", "exec"), ns)
+    d1 = source_digest(ns["body"])
+    ns["SIDE"] = 8
+    assert source_digest(ns["body"]) != d1
+    ns["SIDE"] = 4
+    ns["unrelated"] = 99
+    assert source_digest(ns["body"]) == d1
+
+
+def test_importing_the_front_end_imports_no_compiler() -> None:
+    import subprocess
+
+    code = "import sys, cute_runtime; print(any(m == 'mlir' or m.startswith('cute_ir') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
