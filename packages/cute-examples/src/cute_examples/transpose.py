@@ -3,7 +3,7 @@
 The tutorial's code blocks are this file, in order (tests/test_tutorial.py checks it and runs them).
 """
 
-# --- the shared tile --------------------------------------------------------------------------------------
+# --- imports and sizes ------------------------------------------------------------------------------------
 from cute_layout import Layout, Swizzle, composition
 from cute_runtime import Tensor, kernel
 
@@ -11,6 +11,7 @@ TILE = 32  # the tile is TILE x TILE 32-bit words: 32 x 32 float32, 64 x 64 floa
 ROWS = 8  # a block is TILE x ROWS threads; each thread moves TILE // ROWS words per phase
 
 
+# --- the shared tile --------------------------------------------------------------------------------------
 def smem_layout(pack: int, swizzle: bool) -> object:
     """The shared tile in words of `pack` elements: row c = column c of the x tile, column g = its row group g.
 
@@ -24,6 +25,7 @@ def smem_layout(pack: int, swizzle: bool) -> object:
     return composition(Swizzle(5, 0, 5 + pack.bit_length() - 1), words)
 
 
+# --- who touches which word -------------------------------------------------------------------------------
 def store_coord(tx: object, ty: object, j: int, e: int, pack: int) -> tuple:
     """The shared-tile word that thread (tx, ty) writes in step j for element e of its x words."""
     return (pack * tx + e, ty + ROWS * j)
