@@ -10,10 +10,7 @@ pytest.importorskip("mlir")  # the plan is built with cute-ir's Hopper builders
 
 from cute_examples.dense_gemm.aot import aot_configs, dtype_major_configs, tile_cluster_configs
 from cute_examples.dense_gemm.plan import make_plan
-from cute_examples.dense_gemm.schedule import num_units, unit_tile
 from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize(
@@ -107,48 +104,6 @@ def test_accumulator_fragment_positions():
     v = p.c_value_coords
     assert len(v) == 128
     assert v[:6] == ((0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.integers(1, 40), st.integers(1, 40), st.integers(1, 3), st.booleans(), st.integers(0, 4))
-def test_schedule_visits_every_tile_once(cm, cn, l, along_n, swz):
-    seen = [unit_tile(u, cm, cn, along_n, swz) for u in range(cm * cn * l)]
-    assert sorted(seen) == sorted(itertools.product(range(cm), range(cn), range(l)))
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.integers(1, 10000), st.integers(1, 200))
-def test_clusters_split_the_units(total, clusters):
-    counts = [num_units(total, c, clusters) for c in range(clusters)]
-    assert sum(counts) == total and max(counts) - min(counts) <= 1
-
-
-def test_schedule_orders():
-    # plain raster along M is column-major; along N row-major; swizzled groups of two N columns
-    assert [unit_tile(u, 3, 2, False, 0)[:2] for u in range(6)] == [
-        (0, 0),
-        (1, 0),
-        (2, 0),
-        (0, 1),
-        (1, 1),
-        (2, 1),
-    ]
-    assert [unit_tile(u, 2, 3, True, 0)[:2] for u in range(6)] == [
-        (0, 0),
-        (0, 1),
-        (0, 2),
-        (1, 0),
-        (1, 1),
-        (1, 2),
-    ]
-    assert [unit_tile(u, 2, 3, False, 1)[:2] for u in range(6)] == [
-        (0, 0),
-        (0, 1),
-        (1, 0),
-        (1, 1),
-        (0, 2),
-        (1, 2),
-    ]
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cute_nvarch.tile_scheduler import TileScheduler
+
 from .spec import DTYPE_BYTES
 
 __all__ = [
@@ -76,17 +78,16 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
         raise ValueError(f"num_sms must be >= 1, got {num_sms}")
     tm, tn = tile
     cm, cn = cluster
-    tiles_m, tiles_n = -(-shape.m // tm), -(-shape.n // tn)
-    units = -(-tiles_m // cm) * -(-tiles_n // cn) * shape.l
-    clusters = max(1, num_sms // (cm * cn))
-    rounds = -(-units // clusters)
+    sched = TileScheduler(tm, tn, 64, cm, cn)  # the kernel's schedule: its units and clusters
+    tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
+    units = sched.num_units(shape.m, shape.n, shape.l)
+    rounds = -(-units // sched.max_clusters(num_sms))
     # a cluster of cm x cn CTAs loads each B tile once per cm CTAs and each A tile once per cn CTAs; that
     # matters once at least half of the SMs run tiles (L2 bandwidth is then shared by many)
     saved = (tn * (1 - 1 / cm) + tm * (1 - 1 / cn)) / (tm + tn)
     if 2 * tiles_m * tiles_n * shape.l < num_sms:
         saved = 0.0
     eff = TILE_EFFICIENCY[tile] * (1 + _MULTICAST_GAIN * saved)
-    k_tiles = -(-shape.k // 64)
     mainloop = 2.0 * tm * tn * 64 * k_tiles / (_SM_PEAK_FLOP_PER_US * eff)
     epilogue = tm * tn * DTYPE_BYTES[shape.c_dtype] / _SM_STORE_BYTES_PER_US
     return rounds * (mainloop + epilogue + _FIXED_US)

@@ -14,6 +14,7 @@ of 16 (the returned tensor is a view of the padded storage).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -251,30 +252,24 @@ def schedule(
 ) -> tuple[tuple[int, int, int], int, int]:
     """(grid, raster_along_n, swizzle_log) of the persistent launch (the given order, else the host's pick).
 
-    The host's pick rasters along the longer side of the cluster-tile grid and groups 2**swizzle_log (up
-    to 8) rows of the other side, so that the tiles running at once share A and B panels in L2.
+    All of it is `cfg.tile_scheduler`'s (cute-nvarch's TileScheduler, which the kernel walks): the pick
+    rasters along the longer side of the cluster-tile grid and groups 2**swizzle_log (up to 8) rows of the
+    other side, so that the tiles running at once share A and B panels in L2.
     """
-    p = problem
-    tiles_m = -(-p.m // cfg.tile_m)
-    tiles_n = -(-p.n // cfg.tile_n)
-    cm = -(-tiles_m // cfg.cluster_m)
-    cn = -(-tiles_n // cfg.cluster_n)
-    units = cm * cn * p.l
-    clusters = max(1, min(units, num_sms // cfg.cluster_size))
-    raster_n = 1 if cn > cm else 0
-    minor = cm if raster_n else cn
-    swz = 0
-    while swz < 3 and (2 << swz) <= minor and units > clusters:
-        swz += 1
+    sched = cfg.tile_scheduler
+    sched.check_order(raster_along_n, swizzle_log)
+    grid, raster_n, swz = _launch_order(sched, problem.m, problem.n, problem.l, num_sms)
     if raster_along_n is not None:
-        if raster_along_n not in (0, 1):
-            raise ValueError(f"raster_along_n must be 0 or 1, got {raster_along_n!r}")
         raster_n = raster_along_n
     if swizzle_log is not None:
-        if not isinstance(swizzle_log, int) or not 0 <= swizzle_log <= 4:
-            raise ValueError(f"swizzle_log must be an int in [0, 4], got {swizzle_log!r}")
         swz = swizzle_log
-    return (cfg.cluster_m * clusters, cfg.cluster_n, 1), raster_n, swz
+    return grid, raster_n, swz
+
+
+@functools.lru_cache(maxsize=1024)
+def _launch_order(sched: Any, m: int, n: int, l: int, num_sms: int) -> tuple[tuple[int, int, int], int, int]:
+    """The scheduler's grid and picked (raster_along_n, swizzle_log) for a problem (cached: no per-call work)."""
+    return (sched.grid(m, n, l, num_sms), *sched.pick_order(m, n, l, num_sms))
 
 
 def launch_gemm(

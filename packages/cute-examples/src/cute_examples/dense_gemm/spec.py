@@ -25,6 +25,7 @@ Speed options (each selectable, so that one GPU run can compare them; `VARIANTS`
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
@@ -202,7 +203,7 @@ class GemmConfig:
         """CTAs per cluster."""
         return self.cluster_m * self.cluster_n
 
-    @property
+    @functools.cached_property
     def tile_scheduler(self) -> TileScheduler:
         """The persistent tile scheduler's description (tile counts, units, grid, order: host and kernel)."""
         return TileScheduler(self.tile_m, self.tile_n, self.tile_k, self.cluster_m, self.cluster_n)
