@@ -98,12 +98,37 @@ def test_tma_boxes_cover_each_tile_once_and_split_evenly(cfg):
     assert offs == set(range(0, cfg.epi_bytes, cfg.c_bytes))
 
 
-def test_accumulator_fragment_positions():
-    """(thread, value) -> (row, col) of the wgmma C layout is the PTX fragment, additive in t and v."""
-    p = make_plan(GemmConfig(tile_n=256))
-    v = p.c_value_coords
-    assert len(v) == 128
-    assert v[:6] == ((0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9))
+def _c_coords(atom, t, v):
+    """(row, col) in the 64 x N atom tile of accumulator value v of thread t, from the atom's C layout."""
+    return divmod(atom.layout_c_tv((t, v)), 64)[::-1]
+
+
+@pytest.mark.parametrize("tile_n", [64, 128, 256])
+@pytest.mark.parametrize("acc_dtype", ["float32", "float16"])
+def test_accumulator_fragment_positions(tile_n, acc_dtype):
+    """The plan's wgmma atom (what the wgmma builders take) has PTX's accumulator fragment as its C layout:
+    value v = 4j + 2h + e of thread t at row 16*(t//32) + (t%32)//4 + 8h, column 8j + 2*(t%4) + e -- the
+    positions epilogue.py addresses (it was a run-time check of the plan; one source now, this test)."""
+    atom = make_plan(GemmConfig(tile_n=tile_n, acc_dtype=acc_dtype)).wgmma
+    assert atom.shape_mnk == (64, tile_n, 16) and atom.num_c_values == tile_n // 2
+    for t in range(128):
+        for v in range(atom.num_c_values):
+            j, h, e = v // 4, (v % 4) // 2, v % 2
+            assert _c_coords(atom, t, v) == (16 * (t // 32) + (t % 32) // 4 + 8 * h, 8 * j + 2 * (t % 4) + e)
+
+
+def test_plan_atom_is_the_tiled_mma_atom_of_the_config():
+    """The plan holds cute-nvarch's atom of the config's types and majors (no second table of wgmma forms)."""
+    from cute_nvarch.mma_sm90 import make_wgmma_atom
+
+    for cfg in (GemmConfig(), GemmConfig(a_major="m", b_major="n", tile_n=64, a_dtype="bf16", b_dtype="bf16")):
+        atom = make_plan(cfg).wgmma
+        want = make_wgmma_atom(
+            cfg.a_dtype, cfg.b_dtype, cfg.acc_dtype, cfg.tile_n,
+            "K" if cfg.a_major == "k" else "MN", "K" if cfg.b_major == "k" else "MN",
+        )
+        assert atom == want
+        assert atom.ptx.startswith(f"wgmma.mma_async.sync.aligned.m64n{cfg.tile_n}k16.f32.")
 
 
 @pytest.mark.parametrize(
@@ -126,9 +151,8 @@ def test_epilogue_puts_every_accumulator_where_the_staging_layout_says(c_dtype, 
     epi, eb = p.epi, cfg.c_bytes
     trans = c_major == "m"
 
-    def coords(t, v):  # (row, col) of accumulator value v of thread t, from the nvarch C layout
-        vr, vc = p.c_value_coords[v]
-        return 16 * (t // 32) + (t % 32) // 4 + vr, 2 * (t % 4) + vc
+    def coords(t, v):  # (row, col) of accumulator value v of thread t, from the atom's C layout
+        return _c_coords(p.wgmma, t, v)
 
     for chunk in range(cfg.tile_n // cfg.epi_n):
         mem = {}

@@ -88,38 +88,35 @@ def _forms():
     return out
 
 
-def test_wgmma_shape_mnemonic_and_registers_match_nvarch_atoms():
-    """Every PTX-allowed N of every type family: same mnemonic and accumulator register count as nvarch."""
+def test_accumulator_registers_match_every_nvarch_atom():
+    """Every PTX-allowed N of every type family: the accumulator struct has the atom's register count."""
     from mlir import ir
+    from mlir.dialects import llvm
 
     forms = _forms()
     assert len(forms) > 150
     with ir.Context(), ir.Location.unknown():
         for a, acc, n in forms:
             atom = nvarch.make_wgmma_atom(_NV[a], _NV[a], _NV[acc], n)
-            shape = H.WgmmaShape(n, a, a, acc)
-            assert shape.mnemonic == atom.ptx
-            assert shape.num_acc_values == atom.num_c_values
-            from mlir.dialects import llvm
-
-            body = llvm.StructType(H.accumulator_type(shape)).body
+            body = llvm.StructType(H.accumulator_type(atom)).body
             assert len(body) == atom.c_registers  # one 32-bit register per struct member
+        # a TiledMma stands for its atom
+        atom = nvarch.make_wgmma_atom("Float16", "Float16", "Float32", 128)
+        assert H.accumulator_type(make_tiled_mma(atom, (2, 1, 1))) == H.accumulator_type(atom)
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [
-        (dict(n=64, a_type="f16", b_type="bf16", acc_type="f32"), "no wgmma multiplies"),
-        (dict(n=64, a_type="bf16", b_type="bf16", acc_type="f16"), "accumulates in"),
-        (dict(n=12, a_type="f16", b_type="f16", acc_type="f32"), "N=12 is not allowed"),
-        (dict(n=40, a_type="s8", b_type="s8", acc_type="s32"), "N=40 is not allowed"),
-        (dict(n=64, a_type="e4m3", b_type="e4m3", acc_type="f32", a_major="mn"), "16-bit"),
-        (dict(n=64, a_type="f16", b_type="f16", acc_type="f32", b_major="n"), "'k' or 'mn'"),
-    ],
-)
-def test_wgmma_shape_rejects_invalid_forms(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        H.WgmmaShape(**kwargs)
+def test_wgmma_builders_take_only_smem_wgmma_atoms():
+    from cute_nvarch.mma_sm80 import make_mma_sync_atom
+    from mlir import ir
+
+    with ir.Context(), ir.Location.unknown():
+        with pytest.raises(ValueError, match="is not a wgmma atom"):
+            H.accumulator_type(make_mma_sync_atom("Float16", "Float16", "Float32"))
+        rs = nvarch.make_wgmma_atom("Float16", "Float16", "Float32", 64, a_source="rmem")
+        with pytest.raises(ValueError, match="A from shared memory"):
+            H.zero_accumulator(rs)
+        with pytest.raises(TypeError, match="MmaAtom or TiledMma"):
+            H.accumulator_type((64, "f16"))
 
 
 @pytest.mark.parametrize(
@@ -130,20 +127,20 @@ def test_wgmma_chain_ptx_and_sass(compile_kernel, ptx_lines, a_major, b_major, t
     """fence; D = A*B (scale-d 0); D += A*B; commit; wait 0 -- with the transpose immediates of the majors."""
     from cute_ir.hopper import sass
 
-    shape = H.WgmmaShape(256, "bf16", "bf16", "f32", a_major, b_major)
+    atom = nvarch.make_wgmma_atom("BFloat16", "BFloat16", "Float32", 256, a_major.upper(), b_major.upper())
 
     def body(k):
         base = H.dynamic_smem_base(1024)
         addr = H.smem_address(base)
         da = H.gmma_descriptor(addr, 0x10000, 0x40000040)
         db = H.gmma_descriptor(addr, 0x10000, 0x40000040, 16384)
-        acc = H.zero_accumulator(shape)
+        acc = H.zero_accumulator(atom)
         H.wgmma_fence()
-        acc = H.wgmma_mma_async(shape, acc, da, db, accumulate=False)
-        acc = H.wgmma_mma_async(shape, acc, da, db)
+        acc = H.wgmma_mma_async(atom, acc, da, db, accumulate=False)
+        acc = H.wgmma_mma_async(atom, acc, da, db)
         H.wgmma_commit_group()
         H.wgmma_wait_group(0)
-        vals = H.accumulator_values(acc, shape)
+        vals = H.accumulator_values(acc, atom)
         from mlir.dialects import llvm
 
         out = k.arg("out")
@@ -157,7 +154,7 @@ def test_wgmma_chain_ptx_and_sass(compile_kernel, ptx_lines, a_major, b_major, t
     lines = ptx_lines(art.ptx)
     mma = [ln for ln in lines if ln.startswith("wgmma.mma_async")]
     assert len(mma) == 2
-    assert all(ln.startswith(shape.mnemonic + " {") for ln in mma)
+    assert all(ln.startswith(atom.ptx + " {") for ln in mma)
     assert all(ln.endswith(f"p, 1, 1, {tnsp};") for ln in mma)
     preds = [ln for ln in lines if ln.startswith("setp.ne.b32 p,")]
     assert preds == ["setp.ne.b32 p, 0, 0;", "setp.ne.b32 p, 1, 0;"]
@@ -184,3 +181,20 @@ def test_wait_group_range():
     with ir.Context(), ir.Location.unknown():
         with pytest.raises(ValueError, match="pending"):
             H.wgmma_wait_group(8)
+
+
+def test_accumulator_elements_split_f16_pairs_where_used():
+    from mlir import ir
+
+    with ir.Context(), ir.Location.unknown():
+        m = ir.Module.create()
+        with ir.InsertionPoint(m.body):
+            f16 = nvarch.make_wgmma_atom("Float16", "Float16", "Float16", 64)
+            f32 = nvarch.make_wgmma_atom("Float16", "Float16", "Float32", 64)
+            e16 = H.accumulator_elements(H.zero_accumulator(f16), f16)
+            e32 = H.accumulator_elements(H.zero_accumulator(f32), f32)
+            assert len(e16) == len(e32) == 32 == f16.num_c_values
+            assert str(e16[5].type) == "f16" and e16[5].owner.name == "llvm.extractelement"
+            assert str(e32[5].type) == "f32" and e32[5].owner.name == "llvm.extractvalue"
+            with pytest.raises(IndexError):
+                e16[32]

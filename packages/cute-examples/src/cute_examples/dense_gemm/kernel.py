@@ -23,12 +23,12 @@ from __future__ import annotations
 from typing import Any
 
 from cute_ir import hopper as H
+from cute_ir.control import for_, if_
 from cute_ir.dtypes import element_type
 from cute_ir.hopper.scheduler import PersistentScheduler
 from cute_ir.kernel import KernelDef, Param
-from cute_ir.values import Int
-from mlir import ir
-from mlir.dialects import arith, llvm, scf
+from cute_ir.types import I32
+from cute_ir.values import Int, const
 
 from .epilogue import f32_store_coords, stmatrix_pair_values, stmatrix_row_coords
 from .plan import GemmPlan
@@ -38,16 +38,6 @@ __all__ = ["PARAMS", "build_kernel"]
 
 PARAMS = ("a_desc", "b_desc", "c_desc", "m", "n", "k", "l", "raster_along_n", "swizzle_log")
 _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is __syncthreads)
-
-
-def _i32(v: int) -> ir.Value:
-    return arith.constant(ir.IntegerType.get_signless(32), v)
-
-
-def _if(cond: object) -> scf.IfOp:
-    """An scf.if without results on an i1 (or Bool)."""
-    c = cond.value if hasattr(cond, "value") else cond
-    return scf.IfOp(c)
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: Int, mask, my_slot) -> None:
@@ -60,10 +50,9 @@ def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: 
             H.tma_load(desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask)
             continue
         # the CTA at position `slot` of the multicast group issues the box, for all of them
-        mine = _if(my_slot == box.slot)
-        with ir.InsertionPoint(mine.then_block):
-            H.tma_load(desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask)
-            scf.yield_([])
+        if_(my_slot == box.slot, lambda box=box, coords=coords: H.tma_load(
+            desc, H.smem_offset(smem_stage, box.smem_offset), bar, coords, mask
+        ))
 
 
 def build_kernel(plan: GemmPlan) -> KernelDef:
@@ -106,7 +95,7 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
     tid_in_wg = tid % 128
 
     # one thread initialises the barriers; everyone sees them after the CTA (or cluster) barrier
-    pipe.init((tid == 0).value)
+    pipe.init(tid == 0)
     if cfg.cluster_size > 1:
         H.cluster_arrive(relaxed=True)
         H.cluster_wait()
@@ -115,60 +104,50 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
 
     sched = PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log)
 
-    # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
-    branch = scf.IfOp((wg == 0).value, has_else=True)
-    with ir.InsertionPoint(branch.then_block):
+    def producer() -> None:
         H.setmaxnreg_dec(PRODUCER_REGS)
         _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem)
-        scf.yield_([])
-    with ir.InsertionPoint(branch.else_block):
+
+    def consumer() -> None:
         H.setmaxnreg_inc(CONSUMER_REGS)
         _consumer(plan, sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem)
-        scf.yield_([])
+
+    # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
+    if_(wg == 0, producer, consumer)
     if cfg.cluster_size > 1:
         # no CTA leaves while others of its cluster may still address its shared memory
         H.cluster_arrive(relaxed=False)
         H.cluster_wait()
 
 
-def _for(n: Int) -> scf.ForOp:
-    i32 = ir.IntegerType.get_signless(32)
-    return scf.ForOp(
-        arith.constant(i32, 0), n.value if isinstance(n, Int) else _i32(n), arith.constant(i32, 1)
-    )
-
-
 def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  # noqa: ANN001
     cfg = plan.cfg
-    only = _if(tid == 0)
-    with ir.InsertionPoint(only.then_block):
+
+    def one_thread() -> None:
         H.tma_prefetch_descriptor(a_desc)
         H.tma_prefetch_descriptor(b_desc)
         # multicast masks: A goes to the CTAs of this cluster row (same cta_m), B to this column (same cta_n)
         a_mask = b_mask = None
         if cfg.cluster_n > 1:
-            a_mask = Int(_i32(0))
+            a_mask = Int(const(0, I32()))
             for y in range(cfg.cluster_n):
-                a_mask = a_mask | (Int(_i32(1)) << (sched.cta_m + y * cfg.cluster_m))
+                a_mask = a_mask | (Int(const(1, I32())) << (sched.cta_m + y * cfg.cluster_m))
         if cfg.cluster_m > 1:
-            b_mask = Int(_i32(0))
+            b_mask = Int(const(0, I32()))
             for x in range(cfg.cluster_m):
-                b_mask = b_mask | (Int(_i32(1)) << (x + sched.cta_n * cfg.cluster_m))
-        units = _for(sched.num_units)
-        with ir.InsertionPoint(units.body):
-            u = Int(units.induction_variable)
+                b_mask = b_mask | (Int(const(1, I32())) << (x + sched.cta_n * cfg.cluster_m))
+
+        def unit_body(u: Int) -> None:
             tile_m, tile_n, batch, _, _ = sched.work_unit(u)  # data-parallel: K tiles 0..k_tiles
-            ktl = _for(sched.k_tiles)
-            with ir.InsertionPoint(ktl.body):
-                kt = Int(ktl.induction_variable)
+
+            def k_tile(kt: Int) -> None:
                 it = u * sched.k_tiles + kt
                 stage, phase = pipe.stage_phase(it)
                 pipe.producer_acquire(stage, phase)
                 pipe.producer_commit(stage)
                 full = pipe.full(stage)
-                st = Int(stage)
-                a_stage = H.smem_offset(a_smem, (st * cfg.a_stage_bytes).value)
-                b_stage = H.smem_offset(b_smem, (st * cfg.b_stage_bytes).value)
+                a_stage = H.smem_offset(a_smem, stage * cfg.a_stage_bytes)
+                b_stage = H.smem_offset(b_smem, stage * cfg.b_stage_bytes)
                 k0 = kt * cfg.tile_k
                 _load_operand(
                     plan.a, a_desc, a_stage, full, tile_m * cfg.tile_m, k0, batch, a_mask, sched.cta_n
@@ -176,10 +155,13 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
                 _load_operand(
                     plan.b, b_desc, b_stage, full, tile_n * cfg.tile_n, k0, batch, b_mask, sched.cta_m
                 )
-                scf.yield_([])
-            scf.yield_([])
-        pipe.producer_tail((sched.num_units * sched.k_tiles).value)
-        scf.yield_([])
+
+            for_(0, sched.k_tiles, 1, k_tile)
+
+        for_(0, sched.num_units, 1, unit_body)
+        pipe.producer_tail(sched.num_units * sched.k_tiles)
+
+    if_(tid == 0, one_thread)
 
 
 def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
@@ -189,30 +171,29 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
 def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
     """Wait for K-tile `kt`'s stage, issue its wgmma chain and commit it; returns (accumulator, stage)."""
     cfg = plan.cfg
-    shape = plan.wgmma
+    atom = plan.wgmma
     it = unit * sched.k_tiles + kt
     stage, phase = pipe.stage_phase(it)
     pipe.consumer_wait(stage, phase)
-    st = Int(stage)
-    a_off = a_wg_addr + st * cfg.a_stage_bytes
-    b_off = b_addr + st * cfg.b_stage_bytes
+    a_off = a_wg_addr + stage * cfg.a_stage_bytes
+    b_off = b_addr + stage * cfg.b_stage_bytes
     H.wgmma_fence()
-    for kb in range(cfg.tile_k // shape.k):
-        da = H.gmma_descriptor(a_off.value, plan.a.desc_lo, plan.a.desc_hi, kb * plan.a.k_block_bytes)
-        db = H.gmma_descriptor(b_off.value, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
+    for kb in range(cfg.tile_k // atom.shape_mnk[2]):
+        da = H.gmma_descriptor(a_off, plan.a.desc_lo, plan.a.desc_hi, kb * plan.a.k_block_bytes)
+        db = H.gmma_descriptor(b_off, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
         # scale-d = 0 on the tile's first K-block: D = A*B, whatever the registers held
         scale_d_zero = first and kb == 0 and cfg.acc_init == "scale_d"
-        acc = H.wgmma_mma_async(shape, acc, da, db, accumulate=not scale_d_zero)
+        acc = H.wgmma_mma_async(atom, acc, da, db, accumulate=not scale_d_zero)
     H.wgmma_commit_group()
     return acc, stage
 
 
-def _stage_of(pipe, sched, unit: Int, kt: Any) -> ir.Value:  # noqa: ANN001
+def _stage_of(pipe, sched, unit: Int, kt: Any) -> Int:  # noqa: ANN001
     """The pipeline stage of K-tile `kt` of the cluster's `unit`-th work unit."""
     return pipe.stage_phase(unit * sched.k_tiles + kt)[0]
 
 
-def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int) -> ir.Value:  # noqa: ANN001
+def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int) -> Any:  # noqa: ANN001
     """One work unit's K loop of a consumer warpgroup; returns the finished accumulators (all groups waited).
 
     K-tile 0 is peeled (its first K-block may use scale-d = 0). With k_pipe_mmas = 1 the group of K-tile kt
@@ -220,24 +201,21 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
     and kt's stage is released; the last stage is released after the final `wait_group 0`.
     """
     cfg = plan.cfg
-    shape = plan.wgmma
-    init = H.zero_accumulator(shape) if cfg.acc_init == "zero" else llvm.mlir_undef(H.accumulator_type(shape))
+    atom = plan.wgmma
+    init = H.zero_accumulator(atom) if cfg.acc_init == "zero" else H.undef_accumulator(atom)
     acc, stage0 = _mma_k_tile(plan, pipe, sched, unit, 0, init, a_wg_addr, b_addr, first=True)
     if cfg.k_pipe_mmas == 0:
         H.wgmma_wait_group(0)
         _release(plan, pipe, stage0, tid_in_wg, sched)
-    ktl = scf.ForOp(_i32(1), sched.k_tiles.value, _i32(1), [acc])
-    with ir.InsertionPoint(ktl.body):
-        kt = Int(ktl.induction_variable)
-        acc, stage = _mma_k_tile(
-            plan, pipe, sched, unit, kt, ktl.inner_iter_args[0], a_wg_addr, b_addr, first=False
-        )
+    def k_tile(kt: Int, acc: Any) -> list:
+        acc, stage = _mma_k_tile(plan, pipe, sched, unit, kt, acc, a_wg_addr, b_addr, first=False)
         H.wgmma_wait_group(cfg.k_pipe_mmas)
         # the stage whose reads have now retired: this K-tile's (no group in flight) or the previous one's
         done = stage if cfg.k_pipe_mmas == 0 else _stage_of(pipe, sched, unit, kt - 1)
         _release(plan, pipe, done, tid_in_wg, sched)
-        scf.yield_([acc])
-    acc = ktl.results[0]
+        return [acc]
+
+    (acc,) = for_(1, sched.k_tiles, 1, k_tile, init=[acc])
     if cfg.k_pipe_mmas > 0:
         H.wgmma_wait_group(0)
         _release(plan, pipe, _stage_of(pipe, sched, unit, sched.k_tiles - 1), tid_in_wg, sched)
@@ -249,19 +227,16 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     a_addr = Int(H.smem_address(a_smem))
     b_addr = Int(H.smem_address(b_smem))
     a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
-    epi_wg = H.smem_offset(epi_smem, (g * (cfg.epi_buffers * cfg.epi_bytes)).value)
-    units = _for(sched.num_units)
-    with ir.InsertionPoint(units.body):
-        u = Int(units.induction_variable)
+    epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
+
+    def unit_body(u: Int) -> None:
         tile_m, tile_n, batch, _, _ = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
         _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch)
-        scf.yield_([])
+
+    for_(0, sched.num_units, 1, unit_body)
     # the staging buffers must stay valid until the last TMA stores have read them
-    lead = _if(tid_in_wg == 0)
-    with ir.InsertionPoint(lead.then_block):
-        H.tma_store_wait(0, read=True)
-        scf.yield_([])
+    if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 
 
 def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch) -> None:  # noqa: ANN001
@@ -270,16 +245,14 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     Chunk c of the unit goes through buffer `(unit * chunks + c) % epi_buffers`. Before a buffer is
     rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
-    running while this one is written), then the warpgroup synchronises.
+    running while this one is written), then the warpgroup synchronises on its own named barrier.
     """
     cfg = plan.cfg
-    shape = plan.wgmma
     epi = plan.epi
-    regs = H.accumulator_values(acc, shape)
+    vals = H.accumulator_elements(acc, plan.wgmma)  # in the atom's value order
     lane = tid_in_wg % 32
-    barrier_id = _EPI_BARRIER_BASE  # + g, static per branch below
+    barrier_id = g + _EPI_BARRIER_BASE
     c_elem = element_type(cfg.c_dtype)
-    f32 = ir.F32Type.get()
     row0 = tile_m * cfg.tile_m + g * 64
     chunks = cfg.tile_n // cfg.epi_n
     for chunk in range(chunks):
@@ -289,44 +262,35 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
             buf = H.smem_offset(epi_wg, (chunk % cfg.epi_buffers) * cfg.epi_bytes)
         else:
             parity = (unit * chunks + chunk) % cfg.epi_buffers
-            buf = H.smem_offset(epi_wg, (parity * cfg.epi_bytes).value)
+            buf = H.smem_offset(epi_wg, parity * cfg.epi_bytes)
         if cfg.epi_buffers > 1:
-            lead = _if(tid_in_wg == 0)
-            with ir.InsertionPoint(lead.then_block):
-                H.tma_store_wait(cfg.epi_buffers - 1, read=True)
-                scf.yield_([])
-        _named_sync(g, barrier_id)
+            if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
+        H.named_barrier_sync(barrier_id, 128)
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.c_bytes == 2:
             # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
             for j in list(groups)[::2]:
-                packed = []
-                for lo_v, hi_v in stmatrix_pair_values(j):
-                    lo, hi = _value(regs, shape, lo_v), _value(regs, shape, hi_v)
-                    packed.append(_pack16(lo, hi, c_elem, shape))
+                packed = [H.pack_b16x2(vals[lo], vals[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
                 jloc = j - chunk * cfg.epi_n // 8
                 trans = cfg.c_major == "m"
                 r, c = stmatrix_row_coords(warp_in_wg, lane, jloc, trans)
-                H.stmatrix(H.smem_offset(buf, epi.offset(r, c).value), packed, trans=trans)
+                H.stmatrix(H.smem_offset(buf, epi.offset(r, c)), packed, trans=trans)
         else:
             for j in groups:
                 jloc = j - chunk * cfg.epi_n // 8
                 for h in (0, 1):
-                    lo = _to_f32(_value(regs, shape, 4 * j + 2 * h), shape)
-                    hi = _to_f32(_value(regs, shape, 4 * j + 2 * h + 1), shape)
+                    lo = H.to_f32(vals[4 * j + 2 * h])
+                    hi = H.to_f32(vals[4 * j + 2 * h + 1])
                     r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
                     if cfg.c_major == "n":
-                        vec = llvm.mlir_undef(ir.VectorType.get([2], f32))
-                        vec = llvm.insertelement(vec, lo, _i32(0))
-                        vec = llvm.insertelement(vec, hi, _i32(1))
-                        llvm.store(vec, H.smem_offset(buf, epi.offset(r, c).value), alignment=8)
+                        H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo, hi], alignment=8)
                     else:
-                        llvm.store(lo, H.smem_offset(buf, epi.offset(r, c).value), alignment=4)
-                        llvm.store(hi, H.smem_offset(buf, epi.offset(r, c + 1).value), alignment=4)
+                        H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo], alignment=4)
+                        H.st_shared(H.smem_offset(buf, epi.offset(r, c + 1)), [hi], alignment=4)
         H.fence_proxy_async_shared()
-        _named_sync(g, barrier_id)
-        lead = _if(tid_in_wg == 0)
-        with ir.InsertionPoint(lead.then_block):
+        H.named_barrier_sync(barrier_id, 128)
+
+        def store(chunk: int = chunk, buf: Any = buf) -> None:
             col0 = tile_n * cfg.tile_n + chunk * cfg.epi_n
             for box in epi.boxes:
                 mm = row0 + box.mn if box.mn else row0
@@ -336,36 +300,5 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
             H.tma_store_commit()
             if cfg.epi_buffers == 1:
                 H.tma_store_wait(0, read=True)
-            scf.yield_([])
 
-
-def _named_sync(g: Int, base_id: int) -> None:
-    """bar.sync (base_id + g), 128 with g a run-time warpgroup index (one branch per consumer warpgroup)."""
-    from mlir.dialects import nvvm
-
-    bid = (g + base_id).value
-    nvvm.barrier(None, barrier_id=bid, number_of_threads=_i32(128))
-
-
-def _value(regs: list, shape, v: int) -> ir.Value:  # noqa: ANN001
-    """Accumulator value v (f16 accumulators hold values 2k, 2k+1 in vector register k)."""
-    if shape.acc_type == "f16":
-        return llvm.extractelement(regs[v // 2], _i32(v % 2))
-    return regs[v]
-
-
-def _to_f32(v: ir.Value, shape) -> ir.Value:  # noqa: ANN001
-    if shape.acc_type == "f16":
-        return arith.extf(ir.F32Type.get(), v)
-    return v
-
-
-def _pack16(lo: ir.Value, hi: ir.Value, c_elem: ir.Type, shape) -> ir.Value:  # noqa: ANN001
-    """Two accumulator values as one i32 of packed 16-bit C elements."""
-    i32 = ir.IntegerType.get_signless(32)
-    if shape.acc_type == "f16" and isinstance(c_elem, ir.F16Type):
-        vec = llvm.mlir_undef(ir.VectorType.get([2], c_elem))
-        vec = llvm.insertelement(vec, lo, _i32(0))
-        vec = llvm.insertelement(vec, hi, _i32(1))
-        return llvm.bitcast(i32, vec)
-    return H.pack_b16x2(_to_f32(lo, shape), _to_f32(hi, shape), c_elem)
+        if_(tid_in_wg == 0, store)

@@ -2,8 +2,8 @@
 
 `make_plan(cfg)` computes, at build time and without MLIR:
 
-- the wgmma atom (`make_wgmma_atom`) and the TiledMma over the consumer warpgroups (`make_tiled_mma`,
-  atom layout (tile_m/64, 1, 1));
+- the wgmma atom (`make_wgmma_atom`, which the wgmma builders take as it is) and the TiledMma over the
+  consumer warpgroups (`make_tiled_mma`, atom layout (tile_m/64, 1, 1));
 - the staged A and B shared-memory buffers (`make_gmma_smem_layout`: GMMA atoms, widest swizzle, K-major
   buffers MN-first, MN-major buffers K-first) and their descriptors (`TiledMma.smem_desc_A/B`: the 64-bit
   descriptor of the first K-block as two 32-bit halves, the byte advance per K-block, per M-atom (one per
@@ -14,8 +14,8 @@
   identically by TMA and WGMMA on the 1024-byte-aligned buffer). The tests check every config's boxes
   against the buffer layout (coverage, placement, equal multicast shares);
 - the epilogue staging buffer (64 x epi_n of C, `epi_buffers` of them per consumer warpgroup, an SW128
-  GMMA layout of the C type whose contiguous mode is C's), its TMA store boxes, and the accumulator
-  fragment map (thread, value) -> (row, column) of the wgmma C layout;
+  GMMA layout of the C type whose contiguous mode is C's) and its TMA store boxes (the epilogue's
+  accumulator positions, `epilogue.py`, are tested against the atom's C layout);
 - the shared-memory plan (barriers, A stages, B stages, staging buffers, 1024-byte aligned).
 """
 
@@ -25,8 +25,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from cute_layout import ComposedLayout, Layout
-from cute_layout.int_tuple import rank
+from cute_layout import ComposedLayout
 from cute_nvarch.gmma_desc import GmmaLayoutType
 from cute_nvarch.gmma_smem import make_gmma_smem_layout
 from cute_nvarch.mma_sm90 import make_wgmma_atom
@@ -39,7 +38,7 @@ from .spec import GemmConfig
 if TYPE_CHECKING:  # cute_ir.hopper imports MLIR: only make_plan (a compile-time step) needs it
     from cute_ir.hopper.pipeline import PipelineSpec
     from cute_ir.hopper.smem import SmemPlan
-    from cute_ir.hopper.wgmma import WgmmaShape
+    from cute_nvarch.mma_atom import MmaAtom
 
 __all__ = ["EpiloguePlan", "GemmPlan", "OperandPlan", "TmaBox", "make_plan", "tma_boxes"]
 
@@ -112,13 +111,12 @@ class GemmPlan:
     """The numbers of one GemmConfig's kernel."""
 
     cfg: GemmConfig
-    wgmma: WgmmaShape
+    wgmma: MmaAtom  # cute-nvarch's wgmma atom: the wgmma builders take it as it is
     a: OperandPlan
     b: OperandPlan
     epi: EpiloguePlan
     pipeline: PipelineSpec
     smem: SmemPlan
-    c_value_coords: tuple[tuple[int, int], ...]  # accumulator value v -> (row, col) offset (thread 0)
 
 
 def _nvarch_boxes(
@@ -216,23 +214,10 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
     """The plan of `cfg`'s kernel (cached per config); needs cute_ir.hopper (and so MLIR)."""
     from cute_ir.hopper.pipeline import PipelineSpec
     from cute_ir.hopper.smem import SmemPlan
-    from cute_ir.hopper.wgmma import WgmmaShape
 
     atom, _ = _tiled_mma(cfg)
-    shape = WgmmaShape(
-        cfg.tile_n,
-        numeric_type(cfg.a_dtype).ptx_type,
-        numeric_type(cfg.b_dtype).ptx_type,
-        numeric_type(cfg.acc_dtype).ptx_type,
-        "k" if cfg.a_major == "k" else "mn",
-        "k" if cfg.b_major == "k" else "mn",
-    )
     stages = cfg.num_stages
     a, b, epi = tma_boxes(cfg)
-    # accumulator value v of thread 0 -> (row, col) in the 64 x N atom tile (C layout is m + 64*n)
-    lc = atom.layout_c_tv
-    values = tuple(divmod(lc((0, v)), 64)[::-1] for v in range(atom.num_c_values))
-    _check_fragment(lc, values)
     plan = SmemPlan(1024)
     nbar = 2 * stages * 8
     plan.add("barriers", -(-nbar // 1024) * 1024, 1024)
@@ -250,32 +235,4 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
         (cfg.cluster_m, cfg.cluster_n),
         cfg.release_scope,
     )
-    return GemmPlan(cfg, shape, a, b, epi, pipeline, plan, values)
-
-
-def _check_fragment(lc: Layout, values: tuple[tuple[int, int], ...]) -> None:
-    """The epilogue's addressing assumption: (row, col) of (t, v) = (row, col) of (t, 0) + that of (0, v).
-
-    `lc` has a thread mode and a value mode, so `lc(t, v) = lc(t, 0) + lc(0, v)` holds for offsets; the
-    split `offset = row + 64 * col` keeps it for (row, col) when thread rows plus value rows stay below 64
-    (no carry). That bound is checked, and the sum itself on every eighth thread and all values.
-    """
-    if rank(lc.shape) != 2:
-        raise ValueError(f"wgmma C layout must have a thread and a value mode, got shape {lc.shape}")
-    starts = []
-    for t in range(128):
-        tr, tc = divmod(lc((t, 0)), 64)[::-1]
-        if (tr, tc) != (16 * (t // 32) + (t % 32) // 4, 2 * (t % 4)):
-            raise ValueError(f"wgmma C layout: thread {t} does not start at the PTX fragment position")
-        starts.append((tr, tc))
-    for v, (vr, vc) in enumerate(values):
-        j, rest = divmod(v, 4)
-        if (vr, vc) != (8 * (rest // 2), 8 * j + rest % 2):
-            raise ValueError(f"wgmma C layout: value {v} is not at the PTX register position")
-    if max(r for r, _ in starts) + max(r for r, _ in values) >= 64:
-        raise ValueError("wgmma C layout: thread and value rows carry into the column")
-    for t in range(0, 128, 8):
-        tr, tc = starts[t]
-        for v, (vr, vc) in enumerate(values):
-            if divmod(lc((t, v)), 64)[::-1] != (tr + vr, tc + vc):
-                raise ValueError(f"wgmma C layout: (thread {t}, value {v}) is not additive")
+    return GemmPlan(cfg, atom, a, b, epi, pipeline, plan)

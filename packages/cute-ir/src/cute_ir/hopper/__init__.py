@@ -26,7 +26,7 @@ from .mbarrier import (
 from .pipeline import PipelineSpec, TmaPipeline, release_targets, releases_to, stage_and_phase
 from .regs import check_register_split, setmaxnreg_dec, setmaxnreg_inc
 from .smem import SmemBuffer, SmemPlan, dynamic_smem_base, smem_address, smem_offset
-from .stmatrix import pack_b16x2, stmatrix
+from .stmatrix import pack_b16x2, st_shared, stmatrix, to_f32
 from .sync import (
     block_dim,
     block_idx,
@@ -62,10 +62,12 @@ from .tma import (
     tma_store_wait,
 )
 from .wgmma import (
-    WgmmaShape,
+    accumulator_elements,
     accumulator_type,
     accumulator_values,
     gmma_descriptor,
+    undef_accumulator,
+    wgmma_atom,
     wgmma_commit_group,
     wgmma_fence,
     wgmma_mma_async,
@@ -82,7 +84,7 @@ __all__ = [
     "SmemBuffer",
     "SmemPlan",
     "TmaPipeline",
-    "WgmmaShape",
+    "accumulator_elements",
     "accumulator_type",
     "accumulator_values",
     "apply_tma_param_attrs",
@@ -123,6 +125,7 @@ __all__ = [
     "release_targets",
     "releases_to",
     "stage_and_phase",
+    "st_shared",
     "stmatrix",
     "thread_idx",
     "tma_load",
@@ -132,7 +135,10 @@ __all__ = [
     "tma_store",
     "tma_store_commit",
     "tma_store_wait",
+    "to_f32",
+    "undef_accumulator",
     "warp_idx",
+    "wgmma_atom",
     "wgmma_commit_group",
     "wgmma_fence",
     "wgmma_mma_async",

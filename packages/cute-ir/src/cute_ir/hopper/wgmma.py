@@ -9,6 +9,10 @@ address field (bits 0-13: `(address >> 4) & 0x3FFF`) depends on where the buffer
 with `hi`/`lo` the build-time halves (no 64-bit constant with bit 63 set is ever materialised; shared
 addresses are below 2**18, so the sum stays inside the 14-bit field when nvarch's start field is 0).
 
+The builders take cute-nvarch's wgmma `MmaAtom` (`cute_nvarch.mma_sm90.make_wgmma_atom`; a `TiledMma` stands
+for its atom): its shape, operand and accumulator types, majors and mnemonic are the atom's, so no second
+table of wgmma forms exists here. A must come from shared memory (an `_SS` atom).
+
 Accumulators are an `!llvm.struct` of registers as `nvvm.wgmma.mma_async` wants them: f32/s32 accumulators
 are `N/2` scalars per thread for m64nN; f16 accumulators are `N/4` `vector<2xf16>`. The register order is
 CuTe's accumulator thread-value order (value index = flattened `(2,2,N/8)` mode of the C layout).
@@ -24,11 +28,10 @@ WGMMA rules the builders enforce or document:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
-from cute_nvarch.mma_sm90 import make_wgmma_atom
-from cute_nvarch.numeric import numeric_type
+from cute_nvarch.mma_atom import MmaAtom, OperandSource
 from mlir import ir
 from mlir.dialects import arith, llvm, nvvm
 
@@ -36,10 +39,13 @@ from ..types import I32, I64
 from ..values import as_value, const
 
 __all__ = [
-    "WgmmaShape",
+    "AccumulatorElements",
+    "accumulator_elements",
     "accumulator_type",
     "accumulator_values",
     "gmma_descriptor",
+    "undef_accumulator",
+    "wgmma_atom",
     "wgmma_commit_group",
     "wgmma_fence",
     "wgmma_mma_async",
@@ -47,76 +53,47 @@ __all__ = [
     "zero_accumulator",
 ]
 
-def _wgmma_type(name: str) -> object:
-    """NVVM's WGMMATypes member of a numeric type (named by its PTX type: f16, bf16, e4m3, s8, f32, s32, ...)."""
-    return getattr(nvvm.WGMMATypes, numeric_type(name).ptx_type)
+
+def wgmma_atom(mma: Any) -> MmaAtom:
+    """The wgmma `MmaAtom` of `mma` (an MmaAtom or a TiledMma of one); ValueError for any other atom."""
+    atom = getattr(mma, "atom", mma)
+    if not isinstance(atom, MmaAtom):
+        raise TypeError(f"expected a cute-nvarch MmaAtom or TiledMma, got {type(mma).__name__}")
+    if not atom.is_wgmma:
+        raise ValueError(f"{atom.name} is not a wgmma atom (make it with cute_nvarch.mma_sm90.make_wgmma_atom)")
+    if atom.a_source is not OperandSource.SMEM:
+        raise ValueError(f"{atom.name}: the wgmma builders take A from shared memory (an _SS atom)")
+    return atom
 
 
-@dataclass(frozen=True)
-class WgmmaShape:
-    """One `wgmma.mma_async` form: m64nNkK with A/B/accumulator PTX types and operand majors ("k" or "mn")."""
-
-    n: int
-    a_type: str
-    b_type: str
-    acc_type: str
-    a_major: str = "k"
-    b_major: str = "k"
-    atom: Any = field(init=False, repr=False, compare=False)  # cute-nvarch's MmaAtom of this form
-
-    def __post_init__(self) -> None:
-        for name, major in (("a_major", self.a_major), ("b_major", self.b_major)):
-            if major not in ("k", "mn"):
-                raise ValueError(f"{name} must be 'k' or 'mn', got {major!r}")
-        try:  # cute-nvarch owns which forms exist (types, accumulators, N, majors), their K and mnemonic
-            atom = make_wgmma_atom(
-                self.a_type,
-                self.b_type,
-                self.acc_type,
-                self.n,
-                "K" if self.a_major == "k" else "MN",
-                "K" if self.b_major == "k" else "MN",
-            )
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"WgmmaShape({self.n}, {self.a_type}, {self.b_type}, {self.acc_type}): {e}") from None
-        object.__setattr__(self, "atom", atom)
-
-    @property
-    def m(self) -> int:
-        """Rows per instruction (always 64)."""
-        return 64
-
-    @property
-    def k(self) -> int:
-        """K per instruction (32 bytes of A/B elements)."""
-        return self.atom.shape_mnk[2]
-
-    @property
-    def num_acc_values(self) -> int:
-        """Accumulator elements per thread (64*N/128)."""
-        return self.n // 2
-
-    @property
-    def mnemonic(self) -> str:
-        """The PTX mnemonic this shape emits (cute-nvarch's atom's)."""
-        return self.atom.ptx
+def _wgmma_type(t: Any) -> object:
+    """NVVM's WGMMATypes member of a cute-nvarch numeric type (named by its PTX type)."""
+    return getattr(nvvm.WGMMATypes, t.ptx_type)
 
 
-def accumulator_type(shape: WgmmaShape) -> ir.Type:
-    """The `!llvm.struct` holding one thread's accumulators of `shape`."""
-    if shape.acc_type == "f16":
+def accumulator_type(mma: Any) -> ir.Type:
+    """The `!llvm.struct` holding one thread's accumulators of the atom."""
+    atom = wgmma_atom(mma)
+    count = atom.num_c_values
+    acc = atom.c_dtype.ptx_type
+    if acc == "f16":
         elt = ir.VectorType.get([2], ir.F16Type.get())
-        count = shape.num_acc_values // 2
-    elif shape.acc_type == "f32":
-        elt, count = ir.F32Type.get(), shape.num_acc_values
+        count //= 2
+    elif acc == "f32":
+        elt = ir.F32Type.get()
     else:
-        elt, count = ir.IntegerType.get_signless(32), shape.num_acc_values
+        elt = ir.IntegerType.get_signless(32)
     return llvm.StructType.get_literal([elt] * count)
 
 
-def zero_accumulator(shape: WgmmaShape) -> ir.Value:
+def zero_accumulator(mma: Any) -> ir.Value:
     """An accumulator struct of zeros."""
-    return llvm.mlir_zero(accumulator_type(shape))
+    return llvm.mlir_zero(accumulator_type(mma))
+
+
+def undef_accumulator(mma: Any) -> ir.Value:
+    """An accumulator struct with undefined contents (for a chain whose first wgmma has scale-d 0)."""
+    return llvm.mlir_undef(accumulator_type(mma))
 
 
 def gmma_descriptor(smem_addr: Any, lo: int, hi: int, byte_offset: Any = 0) -> ir.Value:
@@ -130,6 +107,7 @@ def gmma_descriptor(smem_addr: Any, lo: int, hi: int, byte_offset: Any = 0) -> i
         addr = arith.addi(addr, as_value(byte_offset, I32()))
     start = arith.andi(arith.shrui(addr, const(4, I32())), const(0x3FFF, I32()))
     lo_v = arith.ori(start, const(lo, I32())) if lo else start
+    # the start field is an unsigned 14-bit number: zero-extend
     lo64 = arith.extui(I64(), lo_v)
     return arith.ori(lo64, const(hi << 32, I64())) if hi else lo64
 
@@ -152,31 +130,62 @@ def wgmma_wait_group(pending: int = 0) -> None:
 
 
 def wgmma_mma_async(
-    shape: WgmmaShape, acc: ir.Value, desc_a: ir.Value, desc_b: ir.Value, accumulate: bool = True
+    mma: Any, acc: ir.Value, desc_a: ir.Value, desc_b: ir.Value, accumulate: bool = True
 ) -> ir.Value:
-    """One `wgmma.mma_async` with A and B from shared-memory descriptors; returns the new accumulator.
+    """One `wgmma.mma_async` of the atom with A and B from shared-memory descriptors; the new accumulator.
 
     `accumulate=False` computes D = A*B (scale-d 0; the incoming registers are ignored).
     """
+    atom = wgmma_atom(mma)
+    m, n, k = atom.shape_mnk
     return nvvm.wgmma_mma_async(
-        accumulator_type(shape),
+        accumulator_type(atom),
         acc,
         desc_a,
         desc_b,
-        ir.Attribute.parse(f"#nvvm.shape<m = 64, n = {shape.n}, k = {shape.k}>"),
-        _wgmma_type(shape.a_type),
-        _wgmma_type(shape.b_type),
-        _wgmma_type(shape.acc_type),
+        ir.Attribute.parse(f"#nvvm.shape<m = {m}, n = {n}, k = {k}>"),
+        _wgmma_type(atom.a_dtype),
+        _wgmma_type(atom.b_dtype),
+        _wgmma_type(atom.c_dtype),
         nvvm.WGMMAScaleOut.one if accumulate else nvvm.WGMMAScaleOut.zero,
         nvvm.WGMMAScaleIn.one,
         nvvm.WGMMAScaleIn.one,
-        # nvvm: A "row" = K-major (no transpose), B "col" = K-major (no transpose)
-        nvvm.MMALayout.row if shape.a_major == "k" else nvvm.MMALayout.col,
-        nvvm.MMALayout.col if shape.b_major == "k" else nvvm.MMALayout.row,
+        # the atom's PTX layout names: A "row" = K-major (no transpose), B "col" = K-major (no transpose)
+        getattr(nvvm.MMALayout, atom.a_layout),
+        getattr(nvvm.MMALayout, atom.b_layout),
     )
 
 
-def accumulator_values(acc: ir.Value, shape: WgmmaShape) -> list[ir.Value]:
+def accumulator_values(acc: ir.Value, mma: Any) -> list[ir.Value]:
     """The accumulator registers as a list (f16 accumulators as `vector<2xf16>` pairs)."""
-    body = llvm.StructType(accumulator_type(shape)).body
+    body = llvm.StructType(accumulator_type(mma)).body
     return [llvm.extractvalue(body[0], acc, [i]) for i in range(len(body))]
+
+
+class AccumulatorElements(Sequence):
+    """The accumulator elements in the atom's value order; element v is extracted where it is indexed.
+
+    f32/s32 accumulators: the registers themselves; f16 accumulators: element v % 2 of `vector<2xf16>`
+    register v // 2, one `llvm.extractelement` per indexing (emitted at the insertion point of the use).
+    """
+
+    def __init__(self, regs: list[ir.Value], pairs: bool) -> None:
+        self._regs = regs
+        self._pairs = pairs
+
+    def __len__(self) -> int:
+        return 2 * len(self._regs) if self._pairs else len(self._regs)
+
+    def __getitem__(self, v: int) -> ir.Value:  # type: ignore[override]
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise TypeError(f"accumulator element index must be an int, got {type(v).__name__}")
+        if not 0 <= v < len(self):
+            raise IndexError(f"accumulator element {v} out of range [0, {len(self)})")
+        if not self._pairs:
+            return self._regs[v]
+        return llvm.extractelement(self._regs[v // 2], const(v % 2, I32()))
+
+
+def accumulator_elements(acc: ir.Value, mma: Any) -> AccumulatorElements:
+    """The accumulator's elements in the atom's value order (see `AccumulatorElements`)."""
+    return AccumulatorElements(accumulator_values(acc, mma), wgmma_atom(mma).c_dtype.ptx_type == "f16")
