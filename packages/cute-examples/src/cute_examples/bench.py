@@ -1,8 +1,10 @@
 """`python -m cute_examples.bench`: ours against the peer, same process, same tensors, same timer, and the ratio.
 
 Sections: elementwise add bandwidth (ours, torch.add, a device-to-device copy), compile and launch costs, the
-dense GEMM table (ours against torch.matmul) where that kernel is available, and the compile-cache hit in a new
-process (`cache`, the one section that needs no GPU). Kernels come from an AOT bundle (`--bundle DIR` or
+dense GEMM table (ours against torch.matmul) where that kernel is available, the compile-cache hit in a new
+process (`cache`, the one section that needs no GPU), the host time per call of a JIT kernel against torch.add
+with its breakdown (`jit`) and the tutorial transpose against x.t().contiguous() and a copy (`transpose`).
+Kernels come from an AOT bundle (`--bundle DIR` or
 CUTE_BUNDLE_DIR) or from cute-ir's compile cache.
 """
 
@@ -18,12 +20,13 @@ from typing import Any
 
 from cute_nvarch.numeric import BFloat16, Float32
 
+from . import bench_jit
 from .cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
 from .report import GPU_HOST_BENCH, no_gpu_ending
 
 EW_SIZES = {"2^20": (1024, 1024), "2^24": (4096, 4096), "2^28": (16384, 16384)}
 EW_DTYPES = (Float32.canonical, BFloat16.canonical)
-SECTIONS = ("elementwise", "costs", "gemm", "cache")
+SECTIONS = ("elementwise", "costs", "gemm", "cache", "jit", "transpose")
 CPU_SECTIONS = ("cache",)
 
 
@@ -292,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         "costs": bench_costs,
         "gemm": lambda: bench_gemm(args.iterations),
         "cache": bench_cache_hits,
+        "jit": lambda: bench_jit.bench_jit_host(),
+        "transpose": lambda: bench_jit.bench_transpose(args.iterations),
     }
     device = torch.cuda.get_device_name() if gpu else "none (CPU sections only)"
     print(f"device: {device}  date: {time.strftime('%Y-%m-%d')}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cute_nvarch.smem import DYNAMIC_SMEM_DECLARED_ALIGN
 from mlir import ir
 from mlir.dialects import llvm, nvvm
 
@@ -45,7 +46,6 @@ __all__ = [
 ]
 
 DYNAMIC_SMEM_SYMBOL = "__cute_dynamic_smem"
-DYNAMIC_SMEM_DECLARED_ALIGN = 16
 
 _SREG = {
     "tid": (nvvm.ThreadIdXOp, nvvm.ThreadIdYOp, nvvm.ThreadIdZOp),

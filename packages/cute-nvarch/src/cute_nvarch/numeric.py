@@ -32,6 +32,8 @@ __all__ = [
     "Boolean",
     "NUMERIC_TYPES",
     "numeric_type",
+    "numeric_from_dlpack",
+    "numeric_from_typestr",
     "TensorMapDataType",
     "TENSOR_MAP_ELEMENTS",
     "tensor_map_data_type",
@@ -189,6 +191,30 @@ def numeric_type(name: str | NumericType | object) -> NumericType:
         known = ", ".join(t.name for t in NUMERIC_TYPES)
         raise ValueError(f"numeric_type: unknown type name {text!r}; known: {known}")
     return found
+
+
+# DLPack's DLDataTypeCode and __cuda_array_interface__'s typestr kind, as the prefix of a canonical name
+_DLPACK_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
+_TYPESTR_KINDS = {"i": "int", "u": "uint", "f": "float", "b": "bool"}
+
+
+def _by_prefix(prefix: str | None, bits: int) -> NumericType | None:
+    if prefix is None:
+        return None
+    found = _ALIASES.get("bool" if prefix == "bool" else f"{prefix}{bits}")
+    return found if found is not None and found.width == (8 if prefix == "bool" else bits) else None
+
+
+def numeric_from_dlpack(code: int, bits: int) -> NumericType | None:
+    """The NumericType of a DLPack dtype (type code, bits; one lane), or None when there is none."""
+    return _by_prefix(_DLPACK_CODES.get(code), bits)
+
+
+def numeric_from_typestr(typestr: str) -> NumericType | None:
+    """The NumericType of a little-endian `__cuda_array_interface__` typestr (`<f4`, `|u1`), or None."""
+    if len(typestr) < 3 or typestr[0] not in "<|" or not typestr[2:].isdigit():
+        return None
+    return _by_prefix(_TYPESTR_KINDS.get(typestr[1]), 8 * int(typestr[2:]))
 
 
 def tensor_map_data_type(name: str) -> int:

@@ -9,17 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from cute_nvarch.numeric import numeric_type
+from cute_nvarch.numeric import numeric_from_dlpack, numeric_from_typestr, numeric_type
 
 from .pointers import _capsule_get_pointer, _capsule_is_valid, _DLTensor, is_torch_tensor
 
 __all__ = ["TensorInfo", "describe"]
 
 _KDL_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
-# DLPack type codes -> name prefix (kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool)
-_DL_CODES = {0: "int", 1: "uint", 2: "float", 4: "bfloat", 6: "bool"}
-# __cuda_array_interface__ typestr kinds -> name prefix
-_CAI_KINDS = {"i": "int", "u": "uint", "f": "float", "b": "bool"}
 
 
 @dataclass(frozen=True)
@@ -31,14 +27,6 @@ class TensorInfo:
     shape: tuple[int, ...]
     strides: tuple[int, ...]
     device: int
-
-
-def _dtype(prefix: str, bits: int, name: str, what: str) -> str:
-    text = "bool" if prefix == "bool" else f"{prefix}{bits}"
-    try:
-        return numeric_type(text).canonical
-    except ValueError:
-        raise TypeError(f"argument {name!r}: {what} element type {text!r} is not a known numeric type") from None
 
 
 def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -70,12 +58,11 @@ def _from_cai(cai: Any, name: str) -> TensorInfo:
         raise TypeError(f"argument {name!r}: __cuda_array_interface__ has no ('data': (ptr, readonly)) entry")
     if not isinstance(shape, tuple) or not all(isinstance(e, int) and e >= 0 for e in shape):
         raise TypeError(f"argument {name!r}: __cuda_array_interface__ 'shape' must be a tuple of ints >= 0")
-    if not isinstance(typestr, str) or len(typestr) < 3 or typestr[1] not in _CAI_KINDS:
+    numeric = numeric_from_typestr(typestr) if isinstance(typestr, str) else None
+    if numeric is None:
         raise TypeError(f"argument {name!r}: __cuda_array_interface__ typestr {typestr!r} is not supported")
-    if typestr[0] == ">":
-        raise TypeError(f"argument {name!r}: big-endian typestr {typestr!r} is not supported")
     nbytes = int(typestr[2:])
-    dtype = _dtype(_CAI_KINDS[typestr[1]], 8 * nbytes, name, "__cuda_array_interface__")
+    dtype = numeric.canonical
     strides = cai.get("strides")
     if strides is None:
         elem = _contiguous(shape)
@@ -94,11 +81,13 @@ def _from_dlpack(value: Any, name: str) -> TensorInfo:
     if not _capsule_is_valid(capsule, b"dltensor"):
         raise TypeError(f"argument {name!r}: __dlpack__() did not return an unconsumed 'dltensor' capsule")
     t = _DLTensor.from_address(_capsule_get_pointer(capsule, b"dltensor"))
-    if t.dtype.lanes != 1 or t.dtype.code not in _DL_CODES:
+    numeric = numeric_from_dlpack(t.dtype.code, t.dtype.bits) if t.dtype.lanes == 1 else None
+    if numeric is None:
         raise TypeError(
-            f"argument {name!r}: DLPack dtype (code {t.dtype.code}, lanes {t.dtype.lanes}) is not supported"
+            f"argument {name!r}: DLPack dtype (code {t.dtype.code}, bits {t.dtype.bits}, lanes {t.dtype.lanes}) "
+            f"is not supported"
         )
-    dtype = _dtype(_DL_CODES[t.dtype.code], t.dtype.bits, name, "DLPack")
+    dtype = numeric.canonical
     shape = tuple(int(t.shape[i]) for i in range(t.ndim))
     strides = _contiguous(shape) if not t.strides else tuple(int(t.strides[i]) for i in range(t.ndim))
     return TensorInfo(int(t.data or 0) + int(t.byte_offset), dtype, shape, strides, int(dev_id))

@@ -16,7 +16,8 @@
 - the epilogue staging buffer (64 x epi_n of C, `epi_buffers` of them per consumer warpgroup, an SW128
   GMMA layout of the C type whose contiguous mode is C's) and its TMA store boxes (the epilogue's
   accumulator positions, `epilogue.py`, are tested against the atom's C layout);
-- the shared-memory plan (barriers, A stages, B stages, staging buffers, 1024-byte aligned).
+- the shared-memory plan (`GemmConfig.smem_plan`, cute-nvarch's allocator: barriers, A stages, B stages,
+  staging buffers, each aligned to its swizzle pattern), checked against the target's capacity.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from cute_nvarch.gmma_desc import GmmaLayoutType
 from cute_nvarch.gmma_smem import make_gmma_smem_layout
 from cute_nvarch.mma_sm90 import make_wgmma_atom
 from cute_nvarch.numeric import numeric_type
+from cute_nvarch.smem import SmemPlan
 from cute_nvarch.tiled_mma import make_tiled_mma
 from cute_nvarch.tma import TmaTilePlan, make_tma_tile_plan
 
@@ -37,7 +39,6 @@ from .spec import GemmConfig
 
 if TYPE_CHECKING:  # cute_ir.hopper imports MLIR: only make_plan (a compile-time step) needs it
     from cute_ir.hopper.pipeline import PipelineSpec
-    from cute_ir.hopper.smem import SmemPlan
     from cute_nvarch.mma_atom import MmaAtom
 
 __all__ = ["EpiloguePlan", "GemmPlan", "OperandPlan", "TmaBox", "make_plan", "tma_boxes"]
@@ -213,20 +214,12 @@ def tma_boxes(cfg: GemmConfig) -> tuple[OperandPlan, OperandPlan, EpiloguePlan]:
 def make_plan(cfg: GemmConfig) -> GemmPlan:
     """The plan of `cfg`'s kernel (cached per config); needs cute_ir.hopper (and so MLIR)."""
     from cute_ir.hopper.pipeline import PipelineSpec
-    from cute_ir.hopper.smem import SmemPlan
 
     atom, _ = _tiled_mma(cfg)
     stages = cfg.num_stages
     a, b, epi = tma_boxes(cfg)
-    plan = SmemPlan(1024)
-    nbar = 2 * stages * 8
-    plan.add("barriers", -(-nbar // 1024) * 1024, 1024)
-    plan.add("a", stages * cfg.a_stage_bytes, 1024)
-    plan.add("b", stages * cfg.b_stage_bytes, 1024)
-    # consumer warpgroup g's staging buffer b is at (g * epi_buffers + b) * epi_bytes
-    plan.add("epi", cfg.num_consumer_warpgroups * cfg.epi_buffers * cfg.epi_bytes, 1024)
-    if plan.dynamic_smem_bytes != cfg.smem_bytes(stages):
-        raise ValueError(f"shared-memory plan {plan.dynamic_smem_bytes} != config {cfg.smem_bytes(stages)}")
+    # the config's allocator plan (its one owner; the launch size and the capacity check come from it)
+    plan = cfg.smem_plan(stages).check(cfg.target)
     # A is multicast along the cluster's rows, B along its columns: the pipeline block counts the releases
     pipeline = PipelineSpec.for_groups(
         stages,

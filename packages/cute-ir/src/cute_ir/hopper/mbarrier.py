@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cute_nvarch.smem import MBARRIER_BYTES
 from mlir import ir
 from mlir.dialects import nvvm
 
@@ -39,8 +40,6 @@ __all__ = [
     "mbarrier_wait",
     "map_shared_rank",
 ]
-
-MBARRIER_BYTES = 8
 
 
 def mbarrier_init(bar: ir.Value, count: Any) -> None:

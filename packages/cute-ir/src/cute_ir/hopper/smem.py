@@ -1,7 +1,8 @@
 """Shared memory for Hopper kernels: a byte plan of named buffers and pointers into dynamic shared memory.
 
-`SmemPlan` is pure Python: it places named buffers at aligned byte offsets and reports the dynamic
-shared-memory size to launch with (including the slack that the in-kernel round-up may consume).
+`SmemPlan` (cute-nvarch's allocator, `cute_nvarch.smem`, re-exported) places named buffers at aligned
+byte offsets (mbarriers, swizzle-pattern-aligned GMMA buffers) and reports the dynamic shared-memory size
+to launch with (including the slack that the in-kernel round-up may consume), checked against the target.
 The builders emit at the caller's insertion point:
 
 - `dynamic_smem_base(align)`: the start of dynamic shared memory rounded up to `align` bytes
@@ -13,9 +14,9 @@ The builders emit at the caller's insertion point:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from cute_nvarch.smem import SmemBuffer, SmemPlan
 from mlir import ir
 from mlir.dialects import llvm
 
@@ -32,58 +33,6 @@ __all__ = [
     "smem_address",
     "smem_offset",
 ]
-
-
-@dataclass(frozen=True)
-class SmemBuffer:
-    """One named buffer of a `SmemPlan`: byte offset from the aligned base, size and alignment."""
-
-    name: str
-    offset: int
-    nbytes: int
-    align: int
-
-
-@dataclass
-class SmemPlan:
-    """Named shared-memory buffers placed at aligned byte offsets from a base aligned to `base_align`."""
-
-    base_align: int = 1024
-    buffers: dict[str, SmemBuffer] = field(default_factory=dict)
-    _end: int = 0
-
-    def __post_init__(self) -> None:
-        if self.base_align < 16 or self.base_align & (self.base_align - 1):
-            raise ValueError(f"base_align must be a power of two >= 16, got {self.base_align}")
-
-    def add(self, name: str, nbytes: int, align: int = 16) -> SmemBuffer:
-        """Place a buffer of `nbytes` bytes aligned to `align` (a power of two <= base_align)."""
-        if name in self.buffers:
-            raise ValueError(f"shared-memory buffer {name!r} is already placed")
-        if nbytes <= 0:
-            raise ValueError(f"buffer {name!r}: nbytes must be positive, got {nbytes}")
-        if align <= 0 or align & (align - 1) or align > self.base_align:
-            raise ValueError(
-                f"buffer {name!r}: align must be a power of two <= {self.base_align}, got {align}"
-            )
-        offset = -(-self._end // align) * align
-        buf = SmemBuffer(name, offset, nbytes, align)
-        self.buffers[name] = buf
-        self._end = offset + nbytes
-        return buf
-
-    def __getitem__(self, name: str) -> SmemBuffer:
-        return self.buffers[name]
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes used from the aligned base."""
-        return self._end
-
-    @property
-    def dynamic_smem_bytes(self) -> int:
-        """Dynamic shared memory to launch with: the plan plus the worst-case round-up slack."""
-        return self._end + max(0, self.base_align - DYNAMIC_SMEM_DECLARED_ALIGN)
 
 
 def dynamic_smem_base(align: int = 1024) -> ir.Value:

@@ -1,0 +1,160 @@
+"""Benchmark sections of JIT kernels: host time per call (`jit`) and the tutorial transpose (`transpose`).
+
+`jit`: a JIT add kernel with three torch tensors called through the public call (key, lookup, pack, driver),
+alternating with `torch.add(a, b, out=c)` in blocks over 8+ rotated buffer sets, and the breakdown of our call.
+`transpose`: GB/s of the tutorial kernel (swizzled and naive) beside `x.t().contiguous()` and a device-to-device
+copy of the same bytes, at 16384 x 16384 for float32 and float16.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cute_runtime import Tensor, kernel
+
+__all__ = ["add", "bench_jit_host", "bench_transpose"]
+
+BLOCK = 128
+
+
+@kernel(block=BLOCK)
+def add(k, a: Tensor(rank=1), b: Tensor(rank=1), c: Tensor(rank=1)):
+    """c[i] = a[i] + b[i], one element per thread."""
+    from cute_ir.control import if_
+    from cute_ir.tensor import copy, local_tile, make_fragment_like
+
+    i = k.block_idx(0) * BLOCK + k.thread_idx(0)
+
+    def body() -> None:
+        pa, pb, pc = (local_tile(t, (1,), i) for t in (a, b, c))
+        fa, fb, fc = make_fragment_like(pa), make_fragment_like(pb), make_fragment_like(pc)
+        copy(pa, fa)
+        copy(pb, fb)
+        fc.store(fa.load() + fb.load())
+        copy(fc, pc)
+
+    if_(i < a.shape[0], body)
+
+
+def _per_call_us(fn: Callable[[], Any], calls: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+def _alternating_us(fns: list[Callable[[], Any]], calls: int, rounds: int) -> list[float]:
+    """Median host us per call of each fn over `rounds` alternating blocks (synchronising between blocks)."""
+    import torch
+
+    samples: list[list[float]] = [[] for _ in fns]
+    for r in range(rounds):
+        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
+        for i in order:
+            torch.cuda.synchronize()
+            samples[i].append(_per_call_us(fns[i], calls))
+    torch.cuda.synchronize()
+    return [statistics.median(s) for s in samples]
+
+
+def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int = 10) -> list[str]:
+    """Host us per call: ours (public call) against torch.add(a, b, out=c), and our call's breakdown."""
+    import torch
+
+    bufs = [tuple(torch.randn(n, device="cuda") for _ in range(3)) for _ in range(sets)]
+    grid = -(-n // BLOCK)
+    a, b, c = bufs[0]
+    add(a, b, c, grid=grid)
+    torch.cuda.synchronize()
+    if not torch.equal(c, a + b):
+        raise AssertionError("jit add: result differs from torch")
+    it = [0]
+
+    def ours() -> None:
+        i = it[0] = (it[0] + 1) % sets
+        x, y, z = bufs[i]
+        add(x, y, z, grid=grid)
+
+    def peer() -> None:
+        i = it[0] = (it[0] + 1) % sets
+        x, y, z = bufs[i]
+        torch.add(x, y, out=z)
+
+    def key() -> Any:
+        i = it[0] = (it[0] + 1) % sets
+        x, y, z = bufs[i]
+        return (x.dtype, x.shape, x.stride(), x.data_ptr() & 15, x.get_device(),
+                y.dtype, y.shape, y.stride(), y.data_ptr() & 15, y.get_device(),
+                z.dtype, z.shape, z.stride(), z.data_ptr() & 15, z.get_device())
+
+    plans = add._plans
+    keys = [add._raw_key(list(s)) for s in bufs]
+    for s in bufs:
+        add(*s, grid=grid)
+    kernel_ = next(iter(add._kernels.values()))
+
+    def lookup() -> Any:
+        i = it[0] = (it[0] + 1) % sets
+        return plans[keys[i]]
+
+    pack_into, buf, base = kernel_.layout.struct.pack_into, kernel_._buffer.buffer, kernel_._buffer.base
+    packed = [tuple(kernel_.layout.convert(add.specialize(*s)[1], kernel_.device)) for s in bufs]
+
+    def pack() -> None:
+        i = it[0] = (it[0] + 1) % sets
+        pack_into(buf, base, *packed[i])
+
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def driver() -> None:
+        kernel_.launch_packed((grid, 1, 1), stream)
+
+    t_ours, t_peer = _alternating_us([ours, peer], calls, rounds)
+    t_key, t_lookup, t_pack, t_driver = _alternating_us([key, lookup, pack, driver], calls, 2)
+    return [
+        f"{'ours us':>8} {'torch.add':>10} {'ratio':>7}   (n={n}, {sets} buffer sets, median of {rounds} blocks)",
+        f"{t_ours:8.2f} {t_peer:10.2f} {t_ours / t_peer:6.3f}x",
+        f"breakdown (us): key {t_key:.2f}, lookup {t_lookup:.2f}, pack {t_pack:.2f}, driver call {t_driver:.2f}"
+        f" (each with the loop's buffer rotation)",
+    ]
+
+
+def _transpose_row(dtype: Any, side: int, iterations: int) -> str:
+    import torch
+
+    from .timing import interleaved_median_ms
+    from .transpose import TILE, pack_for, transpose, transpose_into
+
+    x = torch.randn(side, side, device="cuda").to(dtype)
+    y = torch.full((side, side), float("nan"), device="cuda", dtype=dtype)
+    transpose_into(x, y)
+    torch.cuda.synchronize()
+    if not torch.equal(y, x.t().contiguous()):
+        raise AssertionError(f"transpose {dtype}: result differs from torch")
+    pack = pack_for(x, y)
+    step = TILE * pack
+    grid = (-(-side // step), -(-side // step))
+    ours, naive, peer, cp = interleaved_median_ms(
+        [lambda: transpose(x, y, pack, True, grid=grid), lambda: transpose(x, y, pack, False, grid=grid),
+         lambda: x.t().contiguous(), lambda: y.copy_(x)],
+        iterations=iterations,
+    )
+    nbytes = 2 * x.numel() * x.element_size()
+    g = [nbytes / t / 1e6 for t in (ours, naive, peer, cp)]
+    name = str(dtype).removeprefix("torch.")
+    return f"{name:9} {side:>5}x{side:<5} {g[0]:10.1f} {g[1]:8.1f} {g[2]:10.1f} {g[3]:10.1f} {g[0] / g[3]:8.1%}"
+
+
+def bench_transpose(iterations: int, side: int = 16384) -> list[str]:
+    """GB/s of the tutorial transpose (swizzled, naive), x.t().contiguous() and a D2D copy of the same bytes."""
+    import torch
+
+    rows = [f"{'dtype':9} {'size':>11} {'ours GB/s':>10} {'naive':>8} {'torch .t()':>10} {'copy GB/s':>10} "
+            f"{'ours/copy':>9}"]
+    for dtype in (torch.float32, torch.float16):
+        rows.append(_transpose_row(dtype, side, iterations))
+        torch.cuda.empty_cache()
+    return rows
