@@ -186,3 +186,22 @@ def test_epilogue_puts_every_accumulator_where_the_staging_layout_says(c_dtype, 
         for r in range(64):
             for c in range(cfg.epi_n):
                 assert mem[epi.offset(r, c)] == (r, c), (chunk, r, c)
+
+
+def test_shared_memory_plan_is_the_allocators_and_matches_the_layout_rule():
+    """The kernel's plan is the config's allocator plan; it places every buffer on a 1024-byte boundary and its
+    size is barriers + stages + staging buffers + the base round-up, for all 1,728 configs at every stage count."""
+    from cute_examples.dense_gemm.configs import every_config
+
+    for cfg in every_config():
+        for s in range(2, 9):
+            plan = cfg.smem_plan(s)
+            assert [b.name for b in plan.buffers.values()] == ["barriers", "a", "b", "epi"]
+            assert plan["barriers"].offset == 0 and plan["barriers"].nbytes == 2 * s * 8
+            assert all(plan[n].offset % 1024 == 0 for n in ("a", "b", "epi"))
+            data = s * (cfg.a_stage_bytes + cfg.b_stage_bytes)
+            epi = cfg.num_consumer_warpgroups * cfg.epi_buffers * cfg.epi_bytes
+            assert cfg.smem_bytes(s) == plan.dynamic_smem_bytes == 1024 + data + epi + 1024 - 16
+            assert plan.fits(cfg.target) == (s <= cfg.max_stages())
+    cfg = GemmConfig(tile_n=256)
+    assert make_plan(cfg).smem.buffers == cfg.smem_plan(cfg.num_stages).buffers

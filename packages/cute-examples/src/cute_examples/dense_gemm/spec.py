@@ -28,7 +28,10 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
+from cute_nvarch.gmma_desc import GmmaLayoutType
+from cute_nvarch.gmma_smem import select_gmma_layout_type
 from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
+from cute_nvarch.smem import SmemPlan
 from cute_nvarch.target import SM90A, TARGETS, compile_target
 from cute_nvarch.tile_scheduler import TileScheduler
 
@@ -58,8 +61,8 @@ TILE_M = (64, 128)
 TILE_N = (64, 128, 256)
 TILE_K = (64,)
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
-# sm_90: 227 KiB of dynamic shared memory per block (232448 bytes)
-SMEM_CAPACITY = 232448
+# sm_90: 227 KiB of dynamic shared memory per block (232448 bytes), cute-nvarch's target figure
+SMEM_CAPACITY = SM90A.smem_per_block
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
 ACC_INITS = ("scale_d", "zero")
@@ -169,11 +172,7 @@ class GemmConfig:
         if self.stages is not None:
             if not isinstance(self.stages, int) or self.stages < 2:
                 raise ValueError(f"stages must be an int >= 2, got {self.stages!r}")
-            if self.smem_bytes(self.stages) > SMEM_CAPACITY:
-                raise ValueError(
-                    f"stages={self.stages} needs {self.smem_bytes(self.stages)} bytes of shared memory "
-                    f"> {SMEM_CAPACITY}"
-                )
+            self.smem_plan(self.stages).check(self.target)
         elif self.max_stages() < 2:
             raise ValueError("tile does not fit two pipeline stages in shared memory")
 
@@ -228,19 +227,34 @@ class GemmConfig:
         """Bytes of one consumer warpgroup's epilogue staging buffer (64 x epi_n of C)."""
         return 64 * self.epi_n * self.c_bytes
 
+    def smem_plan(self, stages: int) -> SmemPlan:
+        """The kernel's shared-memory plan with `stages` stages (cute-nvarch's allocator; not yet checked).
+
+        Full/empty mbarriers of every stage, then the A and B stages and the consumer warpgroups' C staging
+        buffers, each aligned to its GMMA swizzle pattern (1024 bytes for the 128-byte swizzle), from a
+        1024-byte aligned base.
+        """
+        plan = SmemPlan(1024, label=f"GemmConfig({self.a_major}{self.b_major}{self.c_major} "
+                        f"{self.tile_m}x{self.tile_n}x{self.tile_k}, {self.a_dtype}/{self.c_dtype}, stages={stages})")
+        plan.add_mbarriers("barriers", 2 * stages)
+        for name, major, mn, nbytes in (
+            ("a", self.a_major, self.tile_m, self.a_stage_bytes),
+            ("b", self.b_major, self.tile_n, self.b_stage_bytes),
+        ):
+            lt = select_gmma_layout_type(self.a_dtype, "K" if major == "k" else "MN", mn, self.tile_k)
+            plan.add_gmma(name, stages * nbytes, lt)
+        # consumer warpgroup g's staging buffer b is at (g * epi_buffers + b) * epi_bytes (SW128 layouts)
+        plan.add_gmma("epi", self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes, GmmaLayoutType.B128)
+        return plan
+
     def smem_bytes(self, stages: int) -> int:
         """Dynamic shared memory of the kernel with `stages` stages (with the 1024-byte round-up slack)."""
-        barriers = 2 * stages * 8
-        data = stages * (self.a_stage_bytes + self.b_stage_bytes)
-        epi = self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes
-        # barriers padded to 1 KiB so that every data buffer stays 1024-byte aligned
-        # the dynamic smem base is 16-byte aligned: up to 1008 bytes go to rounding it up to 1024
-        return data + epi + -(-barriers // 1024) * 1024 + 1024 - 16
+        return _smem_bytes(self, stages)
 
     def max_stages(self) -> int:
-        """The most stages (<= 8) that fit the shared-memory capacity."""
+        """The most stages (<= 8) that fit the target's shared-memory capacity."""
         s = 8
-        while s >= 1 and self.smem_bytes(s) > SMEM_CAPACITY:
+        while s >= 1 and not _smem_fits(self, s):
             s -= 1
         return s
 
@@ -325,6 +339,16 @@ class GemmConfig:
             epi_buffers=spec.get("epi_buffers", 1),
             release_scope=spec.get("release_scope", "cta"),
         )
+
+
+@functools.lru_cache(maxsize=4096)
+def _smem_bytes(cfg: GemmConfig, stages: int) -> int:
+    return cfg.smem_plan(stages).dynamic_smem_bytes
+
+
+@functools.lru_cache(maxsize=4096)
+def _smem_fits(cfg: GemmConfig, stages: int) -> bool:
+    return cfg.smem_plan(stages).fits(cfg.target)
 
 
 # default normwise relative-error bounds per C dtype (K-term sums in float32, rounded once to C)
