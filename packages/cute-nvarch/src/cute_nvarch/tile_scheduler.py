@@ -105,17 +105,20 @@ class TileScheduler:
         """(units along M, units along N): cluster-shaped blocks of CTA tiles, partial ones counted."""
         return _ceil_div(tiles_m, self.cluster_m), _ceil_div(tiles_n, self.cluster_n)
 
+    def units_of_tiles(self, tiles_m: Any, tiles_n: Any, l: Any) -> Any:
+        """Work units (cluster-shaped blocks of tiles) of a tiles_m x tiles_n grid of CTA tiles per batch."""
+        return _ceil_div(tiles_m, self.cluster_m) * _ceil_div(tiles_n, self.cluster_n) * l
+
     def num_units(self, m: int, n: int, l: int) -> int:
-        """Work units (cluster-shaped blocks of tiles) of an M x N x L problem."""
-        tiles_m, tiles_n, _ = self.problem_tiles(m, n, 1)
-        cm, cn = self.cluster_tiles(tiles_m, tiles_n)
-        return cm * cn * l
+        """Work units of an M x N x L problem."""
+        return self.units_of_tiles(_ceil_div(m, self.tile_m), _ceil_div(n, self.tile_n), l)
 
     # --- the launch (host) ----------------------------------------------------------------------------
     def max_clusters(self, num_sms: int) -> int:
         """Clusters that run at once on `num_sms` SMs (at least one)."""
-        _positive("num_sms", num_sms)
-        return max(1, num_sms // self.cluster_size)
+        if type(num_sms) is not int or num_sms < 1:
+            _positive("num_sms", num_sms)
+        return max(1, num_sms // (self.cluster_m * self.cluster_n))
 
     def num_clusters(self, m: int, n: int, l: int, num_sms: int) -> int:
         """Clusters of the persistent launch: one per unit up to what fits on the SMs."""

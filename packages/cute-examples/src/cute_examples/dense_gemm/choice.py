@@ -17,6 +17,7 @@ at least half of the SMs have a tile.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,9 +79,9 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
         raise ValueError(f"num_sms must be >= 1, got {num_sms}")
     tm, tn = tile
     cm, cn = cluster
-    sched = TileScheduler(tm, tn, 64, cm, cn)  # the kernel's schedule: its units and clusters
+    sched = _scheduler(tm, tn, cm, cn)  # the kernel's schedule: its tiles, units and clusters
     tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
-    units = sched.num_units(shape.m, shape.n, shape.l)
+    units = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
     rounds = -(-units // sched.max_clusters(num_sms))
     # a cluster of cm x cn CTAs loads each B tile once per cm CTAs and each A tile once per cn CTAs; that
     # matters once at least half of the SMs run tiles (L2 bandwidth is then shared by many)
@@ -93,22 +94,35 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
     return rounds * (mainloop + epilogue + _FIXED_US)
 
 
+@functools.lru_cache(maxsize=64)
+def _scheduler(tile_m: int, tile_n: int, cluster_m: int, cluster_n: int) -> TileScheduler:
+    return TileScheduler(tile_m, tile_n, 64, cluster_m, cluster_n)
+
+
 def rank_configs(shape: Any, num_sms: int = 132) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Every (tile, cluster) that can run `shape`, fastest modelled first (ties: see the module doc)."""
+    return list(_ranked(shape.m, shape.n, shape.k, shape.l, shape.c_dtype, num_sms))
+
+
+@functools.lru_cache(maxsize=1024)
+def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int) -> tuple:
+    """rank_configs of one problem (cached: the launch path asks once per call)."""
+    shape = GemmShape(m, n, k, l, c_dtype=c_dtype)
     out = []
     for tile in TILE_EFFICIENCY:
-        if tile[1] == 256 and shape.c_dtype == "float32":
+        if tile[1] == 256 and c_dtype == "float32":
             continue  # float32 C stays at N <= 128 (the configurations the GPU tests cover)
         for cluster in CLUSTER_CHOICES:
+            tiles_m, tiles_n, _ = _scheduler(*tile, *cluster).problem_tiles(m, n, k)
             # a cluster dimension beyond the tile grid only adds idle CTAs
-            if cluster[0] > 1 and -(-shape.m // tile[0]) < cluster[0]:
+            if cluster[0] > 1 and tiles_m < cluster[0]:
                 continue
-            if cluster[1] > 1 and -(-shape.n // tile[1]) < cluster[1]:
+            if cluster[1] > 1 and tiles_n < cluster[1]:
                 continue
             t = estimate_us(shape, tile, cluster, num_sms)
             out.append((round(t, 6), -tile[0] * tile[1], cluster != (1, 1), -cluster[0], tile, cluster))
     out.sort()
-    return [(tile, cluster) for *_, tile, cluster in out]
+    return tuple((tile, cluster) for *_, tile, cluster in out)
 
 
 def choose_tile_cluster(shape: Any, num_sms: int = 132) -> tuple[tuple[int, int], tuple[int, int]]:
