@@ -37,7 +37,7 @@ def test_manifest_follows_the_schema(tmp_path, artifacts) -> None:  # noqa: ANN0
     manifest_path = write_bundle(out, artifacts)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest_path == str(out / "manifest.json")
-    assert manifest["format"] == "cute-bundle" and manifest["version"] == 1
+    assert manifest["format"] == "cute-bundle" and manifest["version"] == 2 and manifest["signatures"] == {}
     assert len(manifest["kernels"]) == 3
     for k, art in zip(manifest["kernels"], artifacts, strict=True):
         for field in ("spec", "name", "arch", "params", "launch", "resources", "versions"):

@@ -136,7 +136,7 @@ def test_missing_manifest_and_path(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "message"),
     [
-        ("version", 2, "format version 2 is not supported"),
+        ("version", 3, "format version 3 is not supported"),
         ("version", "1", "format version '1' is not supported"),
         ("format", "other", "not a cute bundle"),
         ("kernels", {}, "'kernels' must be a list"),

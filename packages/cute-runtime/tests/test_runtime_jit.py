@@ -190,3 +190,30 @@ def test_importing_the_front_end_imports_no_compiler() -> None:
     code = "import sys, cute_runtime; print(any(m == 'mlir' or m.startswith('cute_ir') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_a_bundle_dispatches_by_the_stored_signature(compiled: list, tmp_path: Any) -> None:
+    """A bundle written with the kernel's signature serves calls without the Python function or a compiler."""
+    from cute_nvarch.bundle_format import dump_manifest, make_manifest, manifest_kernel
+    from cute_runtime import KernelNotFoundError, Placeholder, load_bundle
+
+    x, y = Placeholder((100, 64)), Placeholder((100, 64))
+    art = Art(copy2d.specialize(x, y, 1.0)[0], TARGET)
+    entry = art.entry.with_build({"registers": 1}, {"test": "1"})
+    kernel_obj, files = manifest_kernel(entry, b"not a cubin", art.ptx.encode())
+    kernel_obj.pop("cubin")  # PTX only (the fake compiler's)
+    for name, data in files.items():
+        if name.endswith(".ptx"):
+            (tmp_path / name).write_bytes(data)
+    manifest = make_manifest([kernel_obj], {"copy2d": copy2d.signature()})
+    (tmp_path / "manifest.json").write_bytes(dump_manifest(manifest))
+    register_compiler(None)
+    bundle = load_bundle(tmp_path)
+    hosted = bundle["copy2d"]
+    assert hosted.fn is None and hosted.digest == copy2d.digest
+    k = hosted.compile(Placeholder((7, 64)), Placeholder((7, 64)), 2.0, target=TARGET)  # another extent: a hit
+    assert k.name == entry.name and compiled == []
+    with pytest.raises(KernelNotFoundError, match="no kernel for spec"):
+        hosted.compile(Placeholder((7, 64), align=4), Placeholder((7, 64)), 2.0, target=TARGET)
+    with pytest.raises(KernelNotFoundError, match="no JIT kernel 'nope'"):
+        bundle["nope"]

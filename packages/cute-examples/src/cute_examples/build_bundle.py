@@ -1,4 +1,8 @@
-"""`python -m cute_examples.build_bundle DIR`: an AOT bundle of every example kernel, for GPU hosts without MLIR."""
+"""`python -m cute_examples.build_bundle DIR`: an AOT bundle of every example kernel, for GPU hosts without MLIR.
+
+The bundle also stores the JIT kernels' signatures (the tutorial transpose, the bench's add), so that
+`cute_runtime.load_bundle(DIR)["transpose"](x, y, pack, swizzle, grid=...)` dispatches there.
+"""
 
 from __future__ import annotations
 
@@ -26,10 +30,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     from cute_ir.bundle import write_bundle
 
-    from .catalogue import compile_catalogue
+    from .catalogue import compile_catalogue, jit_kernels
 
     arts = compile_catalogue(args.targets, gemm=not args.no_gemm)
-    path = write_bundle(args.directory, arts)
+    path = write_bundle(args.directory, arts, {name: k.signature() for name, k in jit_kernels().items()})
     print(f"bundle: {path} ({len(arts)} kernels, each one's .cubin and .ptx beside it)")
     print(f"on a GPU host: --bundle {args.directory} or CUTE_BUNDLE_DIR={args.directory}; "
           "bash scripts/gpu_session.sh all runs everything from build/aot (docs/bundle.md)")

@@ -9,10 +9,13 @@ from typing import Any
 from .elementwise_add.kernel import DTYPES, VARIANTS, compile_elementwise_add, elementwise_add_spec
 from .report import KernelTable, artifact_location
 
-__all__ = ["LEGEND", "artifacts", "compile_catalogue", "jobs"]
+__all__ = ["LEGEND", "artifacts", "compile_catalogue", "jit_kernels", "jobs"]
 
 # the parts of the labels below, explained once wherever they are listed (the main job's report)
-LEGEND = ("elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",)
+LEGEND = (
+    "elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",
+    "transpose <dtype> <swizzled | naive> a<byte alignment of both matrices> p<elements per 32-bit word>",
+)
 
 Job = tuple[str, Callable[[], Any]]
 
@@ -28,9 +31,40 @@ def _elementwise(target: str) -> list[Job]:
     return jobs
 
 
+def jit_kernels() -> dict[str, Any]:
+    """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add)."""
+    from .bench_jit import add
+    from .transpose import transpose
+
+    return {k.name: k for k in (transpose, add)}
+
+
+def _jit(target: str) -> list[Job]:
+    """The tutorial transpose for matrices whose rows are 16- or 4-byte aligned (2-byte for 16-bit types
+    without pairs), and the bench's add; other alignments compile where cute-ir is installed."""
+    from cute_nvarch.numeric import BFloat16, Float16, Float32
+    from cute_runtime import Placeholder
+
+    from .bench_jit import add
+    from .transpose import transpose
+
+    f32 = Float32.canonical
+    cases = [(f32, 16, 1), (f32, 4, 1)]
+    cases += [(t.canonical, a, p) for t in (Float16, BFloat16) for a, p in ((16, 2), (4, 2), (2, 1))]
+    jobs = []
+    for dtype, align, pack in cases:
+        for swizzle in (True, False) if align == 16 else (True,):
+            x, y = (Placeholder((64, 64), dtype, strides=(align, 1), align=align) for _ in range(2))
+            jobs.append((f"transpose {dtype} {'swizzled' if swizzle else 'naive'} a{align} p{pack}",
+                         functools.partial(transpose.artifact, x, y, pack, swizzle, target=target)))
+    ts = [Placeholder((4096,), f32) for _ in range(3)]
+    jobs.append(("add float32 (jit host-overhead bench)", functools.partial(add.artifact, *ts, target=target)))
+    return jobs
+
+
 def jobs(target: str, *, gemm: bool = True) -> list[Job]:
     """(label, compile) for every example kernel on target; compile() gives the cute_ir Artifact (cached)."""
-    out = _elementwise(target)
+    out = _elementwise(target) + _jit(target)
     if gemm and target == "sm_90a":
         from .dense_gemm.aot import aot_configs
         from .dense_gemm.configs import gpu_test_configs

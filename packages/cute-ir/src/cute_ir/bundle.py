@@ -1,6 +1,7 @@
 """AOT bundle writer: DIR/manifest.json + DIR/<stem>.cubin + DIR/<stem>.ptx per kernel.
 
     write_bundle("out/bundle", [art1, art2])   # art: cute_ir Artifact (or any object with entry/cubin/ptx)
+    write_bundle("out/bundle", arts, {"transpose": transpose.signature()})  # + JIT signatures, by name
 
 The manifest format, its keys and the file stems are cute-nvarch's `bundle_format`; this module does the
 writing. The whole directory is written into a temporary sibling and renamed into place (an existing bundle
@@ -26,8 +27,11 @@ if TYPE_CHECKING:
     from .artifact import Artifact
 
 
-def write_bundle(directory: str | os.PathLike, artifacts: Iterable[Artifact]) -> str:
-    """Write an AOT bundle of the artifacts to `directory` atomically; return the manifest path."""
+def write_bundle(
+    directory: str | os.PathLike, artifacts: Iterable[Artifact], signatures: dict[str, dict] | None = None
+) -> str:
+    """Write an AOT bundle of the artifacts (and JIT kernels' signatures, by name) atomically; return the
+    manifest path."""
     import shutil
 
     directory = os.path.abspath(os.fspath(directory))
@@ -51,7 +55,7 @@ def write_bundle(directory: str | os.PathLike, artifacts: Iterable[Artifact]) ->
             )
         payloads.update(files)
         kernels.append(kernel)
-    manifest = make_manifest(kernels)
+    manifest = make_manifest(kernels, signatures)
     parent = os.path.dirname(directory)
     os.makedirs(parent, exist_ok=True)
     tag = f"{os.getpid()}.{os.urandom(4).hex()}"

@@ -2,8 +2,11 @@
 
 A bundle is a directory (or a zip of one) holding `manifest.json` and, per kernel, `<stem>.cubin` and
 `<stem>.ptx` (stem: `kernel_spec.file_stem`). The manifest is
-`{"format": "cute-bundle", "version": 1, "kernels": [entry + {"cubin", "ptx", "sha256"}, ...]}` where each
-entry is a `KernelEntry.to_dict()`. cute-ir writes bundles with `manifest_kernel`/`make_manifest`;
+`{"format": "cute-bundle", "version": 2, "kernels": [entry + {"cubin", "ptx", "sha256"}, ...],
+"signatures": {name: signature}}` where each entry is a `KernelEntry.to_dict()` and each signature is a JIT
+kernel's signature and specialization rules (`jit_spec.check_signature`), by kernel name, so that a host without
+cute-ir dispatches calls to the bundled specializations. Version 1 (no "signatures") is still read.
+cute-ir writes bundles with `manifest_kernel`/`make_manifest`;
 cute-runtime reads them with `parse_manifest` and then verifies the payloads' sha256. No I/O here.
 """
 
@@ -15,12 +18,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .entry import ENTRY_FIELDS, KernelEntry
+from .jit_spec import check_signature
 from .kernel_spec import file_stem
 
 __all__ = [
     "FORMAT",
     "MANIFEST",
     "MANIFEST_KEYS",
+    "READ_VERSIONS",
     "PAYLOAD_FIELDS",
     "VERSION",
     "ManifestKernel",
@@ -32,10 +37,11 @@ __all__ = [
 ]
 
 FORMAT = "cute-bundle"
-VERSION = 1
+VERSION = 2
+READ_VERSIONS = (1, 2)  # version 1: no "signatures"
 MANIFEST = "manifest.json"
 # the top-level keys of a manifest, and the keys each kernel adds to its entry
-MANIFEST_KEYS = ("format", "version", "kernels")
+MANIFEST_KEYS = ("format", "version", "kernels", "signatures")
 PAYLOAD_FIELDS = ("cubin", "ptx", "sha256")
 
 
@@ -62,9 +68,14 @@ def manifest_kernel(entry: KernelEntry, cubin: bytes, ptx: bytes) -> tuple[dict[
     return d, {stem + ".cubin": cubin, stem + ".ptx": ptx}
 
 
-def make_manifest(kernels: list[dict[str, Any]]) -> dict[str, Any]:
-    """The manifest object of a bundle of these kernel objects."""
-    return dict(zip(MANIFEST_KEYS, (FORMAT, VERSION, list(kernels)), strict=True))
+def make_manifest(kernels: list[dict[str, Any]], signatures: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The manifest object of a bundle of these kernel objects and JIT signatures (by kernel name)."""
+    sigs = dict(signatures or {})
+    for name, sig in sigs.items():
+        check_signature(sig, f"signatures[{name!r}]")
+        if sig["name"] != name:
+            raise ValueError(f"signatures[{name!r}] names the kernel {sig['name']!r}")
+    return dict(zip(MANIFEST_KEYS, (FORMAT, VERSION, list(kernels), sigs), strict=True))
 
 
 def dump_manifest(manifest: dict[str, Any]) -> bytes:
@@ -96,8 +107,16 @@ def parse_manifest(raw: bytes) -> tuple[dict[str, Any], list[ManifestKernel]]:
         found = manifest.get("format") if isinstance(manifest, dict) else type(manifest).__name__
         raise ValueError(f"{MANIFEST} is not a cute bundle (format {found!r}, expected {FORMAT!r})")
     version = manifest.get("version")
-    if version != VERSION or isinstance(version, bool):
-        raise ValueError(f"format version {version!r} is not supported; this reader reads version {VERSION}")
+    if version not in READ_VERSIONS or isinstance(version, bool):
+        raise ValueError(
+            f"format version {version!r} is not supported; this reader reads versions "
+            f"{', '.join(map(str, READ_VERSIONS))}"
+        )
+    signatures = manifest.get("signatures", {}) if version >= 2 else {}
+    if not isinstance(signatures, dict):
+        raise ValueError(f"{MANIFEST} 'signatures' must be an object {{name: signature}}")
+    for name, sig in signatures.items():
+        check_signature(sig, f"signatures[{name!r}]")
     kernels = manifest.get("kernels")
     if not isinstance(kernels, list):
         raise ValueError(f"{MANIFEST} 'kernels' must be a list")

@@ -17,6 +17,10 @@ Kernel parameters per tensor `x`: `x` (ptr), then `x_shape<m>` for each dynamic 
 for each mode but `unit` (kind i32 or i64 by `index`). A "const" is compiled in (an int, bool, or a layout as
 `{"shape": ..., "stride": ...}` / a swizzle `{"swizzle": [b, m, s]}`); a "scalar" is a kernel parameter of
 its `param` kind.
+
+A kernel's *signature* (what a bundle stores so that a host without the Python function dispatches calls) is
+`{"name", "source", "block", "cluster", "args": [{"name", "kind": "tensor", "dtype", "rank", "static"} |
+{"name", "kind": "const", "default"?} | {"name", "kind": "scalar", "param"}]}`.
 """
 
 from __future__ import annotations
@@ -27,7 +31,15 @@ from typing import Any
 from .kernel_spec import check_spec, spec_digest
 from .params import PARAM_KINDS, Param
 
-__all__ = ["MAX_ALIGN", "TensorArg", "entry_symbol", "kernel_params", "tensor_arg", "tensor_param_names"]
+__all__ = [
+    "MAX_ALIGN",
+    "TensorArg",
+    "check_signature",
+    "entry_symbol",
+    "kernel_params",
+    "tensor_arg",
+    "tensor_param_names",
+]
 
 MAX_ALIGN = 16  # bytes: the widest (128-bit) access a kernel proves alignment for
 
@@ -113,3 +125,37 @@ def entry_symbol(spec: dict[str, Any]) -> str:
     """The PTX entry symbol of a specialization: `<kernel>_<first 8 hex digits of the spec digest>`."""
     check_spec(spec)
     return f"{spec['kernel']}_{spec_digest(spec)[:8]}"
+
+
+def check_signature(sig: Any, where: str = "signature") -> dict[str, Any]:
+    """The signature itself after checking its fields (ValueError naming the first bad one)."""
+    if not isinstance(sig, dict):
+        raise ValueError(f"{where} must be an object, got {type(sig).__name__}")
+    for key in ("name", "source", "block", "cluster", "args"):
+        if key not in sig:
+            raise ValueError(f"{where} lacks the field {key!r}")
+    check_spec({k: sig[k] for k in ("name", "source", "block", "cluster")})
+    for key in ("block", "cluster"):
+        v = sig[key]
+        if not isinstance(v, list) or len(v) != 3 or any(type(e) is not int or e < 1 for e in v):
+            raise ValueError(f"{where}.{key} must be a list of 3 ints >= 1, got {v!r}")
+    args = sig["args"]
+    if not isinstance(args, list):
+        raise ValueError(f"{where}.args must be a list")
+    for i, a in enumerate(args):
+        w = f"{where}.args[{i}]"
+        if not isinstance(a, dict) or not isinstance(a.get("name"), str) or not a["name"].isidentifier():
+            raise ValueError(f"{w} must be an object with an identifier 'name'")
+        kind = a.get("kind")
+        if kind == "tensor":
+            if a.get("rank") is not None and (type(a["rank"]) is not int or a["rank"] < 0):
+                raise ValueError(f"{w}.rank must be an int >= 0 or null")
+            if not isinstance(a.get("static", []), list) or any(type(m) is not int for m in a.get("static", [])):
+                raise ValueError(f"{w}.static must list mode indices")
+        elif kind == "scalar":
+            if a.get("param") not in PARAM_KINDS or a["param"] in ("ptr", "tma"):
+                raise ValueError(f"{w}.param must be a scalar parameter kind")
+        elif kind != "const":
+            raise ValueError(f"{w}.kind must be tensor, const or scalar, got {kind!r}")
+        check_spec({"arg": a})
+    return sig

@@ -22,6 +22,7 @@ from .kernel import Kernel
 from .params import Param, ParamBuffer, ParamLayout
 from .pointers import device_pointer
 from .stream import current_stream, set_stream_provider, stream_handle
+from .tensors import Placeholder
 from .tma import TensorMap, encode_tiled
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
     "Param",
     "ParamBuffer",
     "ParamLayout",
+    "Placeholder",
     "Scalar",
     "Tensor",
     "TensorMap",

@@ -18,6 +18,7 @@ from cute_nvarch.target import compute_capability, cubin_runs_on, device_arch_na
 from .__about__ import __version__
 from .arch import ptx_entries, ptx_target
 from .errors import ArchMismatchError, BundleError, KernelNotFoundError
+from .jit import JitKernel
 from .kernel import Kernel
 
 
@@ -54,12 +55,33 @@ class _ZipReader:
 
 
 class Bundle:
-    """A verified AOT bundle: find kernels by spec and load them for the live device."""
+    """A verified AOT bundle: find kernels by spec and load them for the live device; `bundle[name]` is a JIT
+    kernel's callable, dispatched by its stored signature."""
 
     def __init__(self, path: Path, manifest: dict[str, Any], items: list[BundleItem]) -> None:
         self.path = path
         self.manifest = manifest
         self.items = items
+        self._jit: dict[str, JitKernel] = {}
+
+    @property
+    def signatures(self) -> dict[str, dict[str, Any]]:
+        """The JIT kernels' signatures, by kernel name (empty for a version-1 bundle)."""
+        return dict(self.manifest.get("signatures") or {})
+
+    def __getitem__(self, name: str) -> JitKernel:
+        """The JIT kernel `name`, callable as on a host with cute-ir; it dispatches to this bundle's kernels."""
+        k = self._jit.get(name)
+        if k is None:
+            sig = self.signatures.get(name)
+            if sig is None:
+                raise KernelNotFoundError(
+                    f"bundle {self.path}: no JIT kernel {name!r} (it has {sorted(self.signatures) or 'none'})"
+                )
+            k = self._jit[name] = JitKernel(
+                None, signature=sig, source=lambda spec, arch, device: self.load_kernel(spec, arch, device=device)
+            )
+        return k
 
     def __len__(self) -> int:
         return len(self.items)

@@ -42,9 +42,9 @@ from .errors import CompilerError
 from .jit_types import Scalar, Tensor, const_to_spec
 from .kernel import Kernel, _grid3
 from .pointers import is_torch_tensor
-from .tensors import TensorInfo, describe
+from .tensors import Placeholder, TensorInfo, describe
 
-__all__ = ["JitKernel", "Scalar", "Tensor", "compiler", "kernel", "register_compiler"]
+__all__ = ["JitKernel", "Placeholder", "Scalar", "Tensor", "compiler", "kernel", "register_compiler"]
 
 COMPILER_GROUP = "cute.compilers"
 _PLANS_MAX = 4096  # launch plans kept per kernel (keys include shapes: bounded, then cleared)
@@ -441,6 +441,15 @@ class JitKernel:
         self.compiles += 1
         self.artifacts[canonical_spec(spec) + "@" + entry.target] = art
         return Kernel(entry, art.cubin, art.ptx, device=device)
+
+    def artifact(self, *args: Any, target: str, **kwargs: Any) -> Any:
+        """What the compiler returned (entry, cubin, ptx) for these arguments on target (compiled if needed)."""
+        spec, _, device = self.specialize(*args, **kwargs)
+        self.kernel_for(spec, target, device)
+        key = canonical_spec(spec) + "@" + target
+        if key not in self.artifacts:  # compiled in this process for another device: compile once more
+            self._compile(spec, target, device)
+        return self.artifacts[key]
 
     def compile(self, *args: Any, target: str | None = None, **kwargs: Any) -> Kernel:
         """The Kernel for these arguments (specialized and compiled, not loaded; no GPU needed with target=)."""

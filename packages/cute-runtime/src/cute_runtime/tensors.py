@@ -13,7 +13,7 @@ from cute_nvarch.numeric import numeric_from_dlpack, numeric_from_typestr, numer
 
 from .pointers import _capsule_get_pointer, _capsule_is_valid, _DLTensor, is_torch_tensor
 
-__all__ = ["TensorInfo", "describe"]
+__all__ = ["Placeholder", "TensorInfo", "describe"]
 
 _KDL_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
 
@@ -93,8 +93,32 @@ def _from_dlpack(value: Any, name: str) -> TensorInfo:
     return TensorInfo(int(t.data or 0) + int(t.byte_offset), dtype, shape, strides, int(dev_id))
 
 
+class Placeholder:
+    """A stand-in tensor for specializing and compiling without data (never launch with it): dtype, shape,
+    strides in elements (default: row-major) and the byte alignment its fake address has."""
+
+    def __init__(
+        self, shape: tuple[int, ...], dtype: str = "float32", *, strides: tuple[int, ...] | None = None,
+        align: int = 16,
+    ) -> None:
+        if isinstance(align, bool) or not isinstance(align, int) or align < 1 or align & (align - 1):
+            raise ValueError(f"Placeholder: align must be a power of two, got {align!r}")
+        shape = tuple(shape)
+        if strides is not None and len(strides) != len(shape):
+            raise ValueError(f"Placeholder: strides {strides} and shape {shape} differ in rank")
+        self.info = TensorInfo(
+            (1 << 40) | align, numeric_type(dtype).canonical, shape,
+            _contiguous(shape) if strides is None else tuple(strides), -1,
+        )
+
+    def __repr__(self) -> str:
+        return f"Placeholder({self.info.shape}, {self.info.dtype!r}, strides={self.info.strides})"
+
+
 def describe(value: Any, name: str = "tensor") -> TensorInfo:
     """The TensorInfo of a CUDA tensor-like value; TypeError/ValueError naming the argument otherwise."""
+    if type(value) is Placeholder:
+        return value.info
     if is_torch_tensor(value):
         return _from_torch(value, name)
     cai = getattr(value, "__cuda_array_interface__", None)
