@@ -324,3 +324,26 @@ def test_cluster_model_catches_too_few_empty_arrivals():
     with pytest.raises(AssertionError):
         for seed in range(200):
             simulate_cluster(2, 2, 1, 1, 6, seed, arrivals=1)
+
+
+@pytest.mark.parametrize("scope", ["cta", "cluster"])
+def test_release_group_ptx(compile_kernel, ptx_lines, scope):
+    """release_group in a 2 x 2 cluster: one predicated remote arrive (mapa + arrive) at the spec's scope;
+    the CTA-scope release has no GPU-wide fence."""
+    spec = PipelineSpec.for_groups(2, 1024, 2, (2, 2), release_scope=scope)
+    assert spec.consumer_arrivals == 2 * 3
+
+    def body(k):
+        pipe = H.TmaPipeline(spec, H.dynamic_smem_base(1024))
+        tid = k.thread_idx(0)
+        pipe.release_group(k.arg("s"), tid % 128, H.block_in_cluster(0), H.block_in_cluster(1))
+
+    art = compile_kernel("relg", [("s", "i32")], body, block=(128, 1, 1), cluster=(2, 2, 1), dynamic_smem=2048)
+    lines = ptx_lines(art.ptx)
+    arrives = [ln for ln in lines if ln.startswith("mbarrier.arrive")]
+    assert len(arrives) == 1 and any(ln.startswith("mapa.shared::cluster") for ln in lines)
+    if scope == "cta":
+        assert arrives[0].startswith("mbarrier.arrive.shared::cluster.b64")
+        assert not any("membar" in ln or "fence.acq_rel.gpu" in ln for ln in lines)
+    else:
+        assert arrives[0].startswith("mbarrier.arrive.release.cluster")

@@ -4,9 +4,12 @@ Every builder emits MLIR (`nvvm`, `llvm`, `arith`, `scf`) at the caller's `ir.In
 works inside any `gpu.func`/`llvm.func` the caller holds. Architecture numbers (GMMA descriptors and their
 advances, TMA boxes) come from cute-nvarch; these builders only place them into instructions.
 
-Modules: `smem` (shared-memory plan, aligned dynamic base), `mbarrier`, `pipeline` (multistage TMA
-pipeline), `sync` (named/cluster barriers, fences, ids), `tma` (loads/stores/`tma` param kind), `wgmma`,
-`regs` (setmaxnreg), `stmatrix`. Importing this package imports MLIR.
+Modules: `smem` (shared-memory plan, aligned dynamic base), `mbarrier`, `pipeline` (the multistage TMA
+pipeline block: stages, phases, transaction bytes, cluster release), `sync` (named/cluster barriers, fences;
+the ids re-exported from `cute_ir.special`), `tma` (loads/stores/`tma` param kind), `wgmma` (builders that
+take cute-nvarch's MMA atom), `regs` (setmaxnreg), `stmatrix` (stmatrix, packing, st.shared). Builders take
+and return the vocabulary of `cute_ir.values` (`Int`, `Bool`) where a value is an integer. Importing this
+package imports MLIR.
 """
 
 from __future__ import annotations
