@@ -217,3 +217,22 @@ def test_a_bundle_dispatches_by_the_stored_signature(compiled: list, tmp_path: A
         hosted.compile(Placeholder((7, 64), align=4), Placeholder((7, 64)), 2.0, target=TARGET)
     with pytest.raises(KernelNotFoundError, match="no JIT kernel 'nope'"):
         bundle["nope"]
+
+
+def test_source_digest_covers_closures() -> None:
+    def make(tile: int) -> Any:
+        def body(k, x):
+            return x * tile
+
+        return body
+
+    assert source_digest(make(32)) != source_digest(make(16))
+    assert source_digest(make(32)) == source_digest(make(32))
+
+    marker = object()
+
+    def bad(k, x):
+        return marker
+
+    with pytest.raises(TypeError, match="closes over 'marker'"):
+        source_digest(bad)

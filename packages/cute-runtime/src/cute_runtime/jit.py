@@ -113,13 +113,31 @@ def _code_names(code: types.CodeType) -> set[str]:
 def source_digest(fn: Callable[..., Any]) -> str:
     """A token naming the kernel's source: sha256 of its code and of the user functions and values it reaches.
 
-    Reached: the globals the function's code names (at any nesting), followed through user functions (not
-    the standard library, third-party packages or the project's packages, whose versions key the compile
-    cache); module globals of user code by their file's content; plain values by their repr.
+    Reached: the globals the function's code names (at any nesting) and its closure cells, followed through
+    user functions (not the standard library, third-party packages or the project's packages, whose versions
+    key the compile cache); modules of user code by their file's content; plain values and cute-layout objects
+    by their repr. A closure cell holding anything else is a TypeError (pass it as a compile-time argument).
     """
     h = hashlib.sha256()
     seen: set[int] = set()
     todo: list[Any] = [fn]
+
+    def value(name: str, v: Any, strict: bool) -> None:
+        if _user_function(v):
+            todo.append(v)
+        elif isinstance(v, types.ModuleType):
+            path = getattr(v, "__file__", None)
+            if path and not _library_file(path) and v.__name__.split(".")[0] not in _PROJECT:
+                with open(path, "rb") as fh:
+                    h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
+        elif type(v) in (int, float, bool, str, bytes, tuple) or v is None or _layout_value(v):
+            h.update(f"{name}={v!r}".encode())
+        elif strict and not (callable(v) or isinstance(v, type)):
+            raise TypeError(
+                f"kernel {fn.__name__!r} closes over {name!r} ({type(v).__name__}), which cannot be part of its "
+                f"compile key: make it a compile-time parameter or a module-level value"
+            )
+
     while todo:
         f = todo.pop()
         if id(f) in seen:
@@ -131,19 +149,19 @@ def source_digest(fn: Callable[..., Any]) -> str:
             h.update(f.__code__.co_code)
         g = f.__globals__
         for name in sorted(_code_names(f.__code__)):
-            if name not in g:
+            if name in g:
+                value(name, g[name], False)
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=True):
+            try:
+                contents = cell.cell_contents
+            except ValueError:  # not yet bound
                 continue
-            v = g[name]
-            if _user_function(v):
-                todo.append(v)
-            elif isinstance(v, types.ModuleType):
-                path = getattr(v, "__file__", None)
-                if path and not _library_file(path) and v.__name__.split(".")[0] not in _PROJECT:
-                    with open(path, "rb") as fh:
-                        h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
-            elif type(v) in (int, float, bool, str, bytes, tuple) or v is None:
-                h.update(f"{name}={v!r}".encode())
+            value(name, contents, True)
     return "h" + h.hexdigest()[:32]
+
+
+def _layout_value(v: Any) -> bool:
+    return type(v).__module__.startswith("cute_layout") and type(v).__name__ in _LAYOUT_TYPES
 
 
 # ---------------------------------------------------------------- signatures
