@@ -217,7 +217,7 @@ class Int:
         return f"Int(<{self.value.type}>{d})"
 
     def __bool__(self) -> bool:
-        raise TypeError("Int: a run-time value has no build-time truth value (use a Bool with select/scf.if)")
+        raise TypeError("Int: a run-time value has no build-time truth value (use a Bool with select or cute_ir.if_)")
 
     def __index__(self) -> int:
         raise TypeError("Int: a run-time value cannot be used where a static Python int is required")
@@ -413,7 +413,7 @@ class Bool:
         return "Bool(<i1>)"
 
     def __bool__(self) -> bool:
-        raise TypeError("Bool: a run-time value has no build-time truth value (use select or an scf.if)")
+        raise TypeError("Bool: a run-time value has no build-time truth value (use select or cute_ir.if_)")
 
     __hash__ = object.__hash__
 
