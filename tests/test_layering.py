@@ -198,3 +198,18 @@ def test_the_scanner_sees_every_kind_of_import() -> None:
     }
     assert _cycles({"x": {"y"}, "y": {"z"}, "z": {"x"}, "w": {"x"}}) == [["x", "y", "z"]]
     assert _cycles({"x": {"y"}, "y": set()}) == []
+
+
+def test_cute_ir_registers_the_compiler_cute_runtime_looks_up() -> None:
+    """cute-runtime finds its compiler through an entry point that cute-ir's pyproject declares (no import)."""
+    from cute_runtime.jit import COMPILER_GROUP, compiler
+
+    tomllib = pytest.importorskip("tomllib")
+
+    project = tomllib.loads((PACKAGES_DIR / "cute-ir" / "pyproject.toml").read_text())["project"]
+    target = project["entry-points"][COMPILER_GROUP]["cute-ir"]
+    module, _, name = target.partition(":")
+    assert module.split(".")[0] == "cute_ir"
+    source = (PACKAGES_DIR / "cute-ir" / "src" / Path(*module.split("."))).with_suffix(".py")
+    assert f"def {name}(" in source.read_text()
+    assert callable(compiler)
