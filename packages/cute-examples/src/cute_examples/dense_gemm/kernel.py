@@ -89,8 +89,8 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
     epi_smem = H.smem_offset(base, smem["epi"].offset)
     pipe = H.TmaPipeline(plan.pipeline, H.smem_offset(base, smem["barriers"].offset))
 
-    tid = Int(H.thread_idx(0))
-    warp = Int(H.warp_idx(uniform=True))
+    tid = H.thread_idx(0)
+    warp = H.warp_idx(uniform=True)
     wg = warp // 4
     tid_in_wg = tid % 128
 
@@ -224,8 +224,8 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
 
 def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem) -> None:  # noqa: ANN001
     cfg = plan.cfg
-    a_addr = Int(H.smem_address(a_smem))
-    b_addr = Int(H.smem_address(b_smem))
+    a_addr = H.smem_address(a_smem)
+    b_addr = H.smem_address(b_smem)
     a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
     epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
 

@@ -22,7 +22,7 @@ from mlir.dialects import llvm
 
 from ..special import DYNAMIC_SMEM_DECLARED_ALIGN, DYNAMIC_SMEM_SYMBOL, dynamic_smem
 from ..types import I32
-from ..values import as_value
+from ..values import Int, as_value
 
 __all__ = [
     "DYNAMIC_SMEM_SYMBOL",
@@ -58,6 +58,6 @@ def smem_offset(ptr: ir.Value, nbytes: Any) -> ir.Value:
     )
 
 
-def smem_address(ptr: ir.Value) -> ir.Value:
-    """The 32-bit shared-window address of a shared-memory pointer."""
-    return llvm.ptrtoint(I32(), ptr)
+def smem_address(ptr: ir.Value) -> Int:
+    """The 32-bit shared-window address of a shared-memory pointer (an i32 `Int`)."""
+    return Int(llvm.ptrtoint(I32(), ptr))
