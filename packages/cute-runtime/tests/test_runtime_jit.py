@@ -236,3 +236,25 @@ def test_source_digest_covers_closures() -> None:
 
     with pytest.raises(TypeError, match="closes over 'marker'"):
         source_digest(bad)
+
+
+def test_launch_plan_packs_and_launches(compiled: list) -> None:
+    """The generated plan packs ptr, dynamic extents and strides in kernel_params order and calls the driver."""
+    import threading
+
+    x, y = CAI(1 << 20, (100, 64)), CAI(1 << 24, (100, 64))
+    spec = copy2d.specialize(x, y, 1.5)[0]
+    k = copy2d.kernel_for(spec, TARGET, 0)
+    calls = []
+    k._launch_fn = lambda *a: calls.append(a) or (0,)  # what load() binds: cuLaunchKernel
+    k._f, k._owner, k.device = "F", threading.get_ident(), 0
+    plan = copy2d._make_plan(k, spec)
+    plan((3, 2, 1), 99, 1 << 20, (100, 64), (64, 1), 1 << 24, (100, 64), (64, 1), 1.5)
+    plan(5, 7, 1 << 20, (9, 64), (64, 1), 1 << 24, (9, 64), (64, 1), 2.5)
+    assert [c[:10] for c in calls] == [
+        ("F", 3, 2, 1, 32, 8, 1, 0, 99, k._buffer.kernel_params),
+        ("F", 5, 1, 1, 32, 8, 1, 0, 7, k._buffer.kernel_params),
+    ]
+    assert k._buffer.packed() == k.layout.struct.pack(1 << 20, 9, 64, 64, 1 << 24, 9, 64, 2.5)
+    assert [p.name for p in k.entry.params] == ["x", "x_shape0", "x_shape1", "x_stride0", "y", "y_shape0",
+                                                  "y_stride0", "alpha"]
