@@ -105,3 +105,29 @@ def test_tma_kind_is_registered_with_kerneldef():
 
     kind = param_kind("tma")
     assert kind.name == "tma"
+
+
+def test_multicast_mask_matches_nvarch_on_the_cpu(host_int):
+    """The run-time multicast mask equals cute-nvarch's `cluster_multicast_mask` for every CTA and axis."""
+    from cute_ir import Int, as_value
+    from cute_ir.types import I32
+    from cute_nvarch.tma import cluster_multicast_mask
+
+    for shape in ((2, 1), (1, 2), (2, 2), (4, 2), (2, 4), (4, 4), (2, 2, 2)):
+        cx, cy = shape[0], shape[1]
+        cz = shape[2] if len(shape) == 3 else 1
+        for axis in range(len(shape)):
+            run = host_int(
+                3, [32], lambda x, y, z, shape=shape, axis=axis: [as_value(
+                    H.multicast_mask(shape, (Int(x), Int(y), Int(z))[: len(shape)], axis), I32())]
+            )
+            for rank in range(cx * cy * cz):
+                x, y, z = rank % cx, (rank // cx) % cy, rank // (cx * cy)
+                assert run(x, y, z) == (cluster_multicast_mask(shape, rank, axis),), (shape, axis, rank)
+    from mlir import ir
+
+    with ir.Context(), ir.Location.unknown():
+        with pytest.raises(ValueError, match="axis"):
+            H.multicast_mask((2, 2), (0, 0), 3)
+        with pytest.raises(ValueError, match="at most 16 CTAs"):
+            H.multicast_mask((4, 8), (0, 0), 0)

@@ -27,8 +27,7 @@ from cute_ir.control import for_, if_
 from cute_ir.dtypes import element_type
 from cute_ir.hopper.scheduler import PersistentScheduler
 from cute_ir.kernel import KernelDef, Param
-from cute_ir.types import I32
-from cute_ir.values import Int, const
+from cute_ir.values import Int
 
 from .epilogue import f32_store_coords, stmatrix_pair_values, stmatrix_row_coords
 from .plan import GemmPlan
@@ -127,15 +126,9 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
         H.tma_prefetch_descriptor(a_desc)
         H.tma_prefetch_descriptor(b_desc)
         # multicast masks: A goes to the CTAs of this cluster row (same cta_m), B to this column (same cta_n)
-        a_mask = b_mask = None
-        if cfg.cluster_n > 1:
-            a_mask = Int(const(0, I32()))
-            for y in range(cfg.cluster_n):
-                a_mask = a_mask | (Int(const(1, I32())) << (sched.cta_m + y * cfg.cluster_m))
-        if cfg.cluster_m > 1:
-            b_mask = Int(const(0, I32()))
-            for x in range(cfg.cluster_m):
-                b_mask = b_mask | (Int(const(1, I32())) << (x + sched.cta_n * cfg.cluster_m))
+        cluster, cta = (cfg.cluster_m, cfg.cluster_n), (sched.cta_m, sched.cta_n)
+        a_mask = H.multicast_mask(cluster, cta, 1) if cfg.cluster_n > 1 else None
+        b_mask = H.multicast_mask(cluster, cta, 0) if cfg.cluster_m > 1 else None
 
         def unit_body(u: Int) -> None:
             tile_m, tile_n, batch, _, _ = sched.work_unit(u)  # data-parallel: K tiles 0..k_tiles

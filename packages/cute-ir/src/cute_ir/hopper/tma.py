@@ -35,7 +35,7 @@ from mlir import ir
 from mlir.dialects import llvm, nvvm
 
 from ..types import I16, I32, cluster_ptr_type
-from ..values import as_value
+from ..values import Int, as_value, const
 
 __all__ = [
     "TMA_DESCRIPTOR_ALIGN",
@@ -43,6 +43,7 @@ __all__ = [
     "TMA_MAX_RANK",
     "apply_tma_param_attrs",
     "finalize_tma_params",
+    "multicast_mask",
     "tma_load",
     "tma_param_arg_attrs",
     "tma_param_type",
@@ -122,6 +123,27 @@ def tma_load(
         [],
         multicastMask=None if multicast_mask is None else as_value(multicast_mask, I16()),
     )
+
+
+def multicast_mask(cluster_shape: Sequence[int], cta_coord: Sequence[Any], axis: int) -> Int:
+    """The i32 mask of the CTAs that share `cta_coord` except along `axis` (rank = x + cx*(y + cy*z)).
+
+    What a multicast TMA load along `axis` writes to; `cta_coord` holds Ints or ints (this CTA's
+    `block_idx_in_cluster`). The run-time form of `cute_nvarch.tma.cluster_multicast_mask` (tested equal).
+    """
+    shape = tuple(cluster_shape) + (1,) * (3 - len(cluster_shape))
+    if len(shape) != 3 or not all(isinstance(x, int) and x >= 1 for x in shape) or shape[0] * shape[1] * shape[2] > 16:
+        raise ValueError(
+            f"multicast_mask: cluster_shape must be 1 to 3 positive ints, at most 16 CTAs, got {cluster_shape!r}"
+        )
+    if axis not in (0, 1, 2):
+        raise ValueError(f"multicast_mask: axis must be 0, 1 or 2, got {axis!r}")
+    c = list(cta_coord) + [0] * (3 - len(cta_coord))
+    mask = Int(const(0, I32()))
+    for i in range(shape[axis]):
+        c[axis] = i
+        mask = mask | (Int(const(1, I32())) << (c[0] + shape[0] * (c[1] + shape[1] * c[2])))
+    return mask
 
 
 def tma_store(desc: ir.Value, src: ir.Value, coords: Sequence[Any]) -> None:
