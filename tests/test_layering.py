@@ -202,7 +202,7 @@ def test_the_scanner_sees_every_kind_of_import() -> None:
 
 def test_cute_ir_registers_the_compiler_cute_runtime_looks_up() -> None:
     """cute-runtime finds its compiler through an entry point that cute-ir's pyproject declares (no import)."""
-    from cute_runtime.jit import COMPILER_GROUP, compiler
+    from cute_runtime.compilers import COMPILER_GROUP, compiler
 
     tomllib = pytest.importorskip("tomllib")
 

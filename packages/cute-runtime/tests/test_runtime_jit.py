@@ -192,21 +192,28 @@ def test_importing_the_front_end_imports_no_compiler() -> None:
     assert out.strip() == "False"
 
 
-def test_a_bundle_dispatches_by_the_stored_signature(compiled: list, tmp_path: Any) -> None:
-    """A bundle written with the kernel's signature serves calls without the Python function or a compiler."""
+def _bundle_of_copy2d(directory: Any) -> KernelEntry:
+    """Write a bundle (PTX only) of copy2d's spec for (100, 64) float32 matrices, with its signature."""
     from cute_nvarch.bundle_format import dump_manifest, make_manifest, manifest_kernel
-    from cute_runtime import KernelNotFoundError, Placeholder, load_bundle
+    from cute_runtime import Placeholder
 
-    x, y = Placeholder((100, 64)), Placeholder((100, 64))
-    art = Art(copy2d.specialize(x, y, 1.0)[0], TARGET)
+    art = Art(copy2d.specialize(Placeholder((100, 64)), Placeholder((100, 64)), 1.0)[0], TARGET)
     entry = art.entry.with_build({"registers": 1}, {"test": "1"})
     kernel_obj, files = manifest_kernel(entry, b"not a cubin", art.ptx.encode())
     kernel_obj.pop("cubin")  # PTX only (the fake compiler's)
     for name, data in files.items():
         if name.endswith(".ptx"):
-            (tmp_path / name).write_bytes(data)
+            (directory / name).write_bytes(data)
     manifest = make_manifest([kernel_obj], {"copy2d": copy2d.signature()})
-    (tmp_path / "manifest.json").write_bytes(dump_manifest(manifest))
+    (directory / "manifest.json").write_bytes(dump_manifest(manifest))
+    return entry
+
+
+def test_a_bundle_dispatches_by_the_stored_signature(compiled: list, tmp_path: Any) -> None:
+    """A bundle written with the kernel's signature serves calls without the Python function or a compiler."""
+    from cute_runtime import KernelNotFoundError, Placeholder, load_bundle
+
+    entry = _bundle_of_copy2d(tmp_path)
     register_compiler(None)
     bundle = load_bundle(tmp_path)
     hosted = bundle["copy2d"]
@@ -258,3 +265,14 @@ def test_launch_plan_packs_and_launches(compiled: list) -> None:
     assert k._buffer.packed() == k.layout.struct.pack(1 << 20, 9, 64, 64, 1 << 24, 9, 64, 2.5)
     assert [p.name for p in k.entry.params] == ["x", "x_shape0", "x_shape1", "x_stride0", "y", "y_shape0",
                                                   "y_stride0", "alpha"]
+
+
+def test_misses_look_in_cute_bundle_dir_first(compiled: list, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cute_runtime import Placeholder
+
+    entry = _bundle_of_copy2d(tmp_path)
+    monkeypatch.setenv("CUTE_BUNDLE_DIR", str(tmp_path))
+    k = copy2d.compile(Placeholder((5, 64)), Placeholder((5, 64)), 1.0, target=TARGET)
+    assert k.name == entry.name and compiled == []  # served by the bundle, the compiler never asked
+    copy2d.compile(Placeholder((5, 64)), Placeholder((5, 64)), 1.0, tile=8, target=TARGET)
+    assert len(compiled) == 1  # a spec the bundle lacks goes to the compiler

@@ -1,6 +1,7 @@
 """cute-runtime: load PTX/cubin kernels and AOT bundles, pack arguments, launch on a stream.
 
-`kernel` is the JIT front end (cute_runtime.jit): it compiles through the compiler that cute-ir registers.
+`kernel` is the JIT front end (cute_runtime.frontend, .jit): it compiles through the compiler that cute-ir
+registers (cute_runtime.compilers) or serves kernels from an AOT bundle.
 Importing it needs neither MLIR nor a GPU; the first operation that needs a GPU says when there is none.
 """
 
@@ -13,10 +14,12 @@ from cute_nvarch.params import PARAM_KINDS
 from .__about__ import __version__
 from .arch import Arch, cubin_runs_on, parse_arch, ptx_runs_on
 from .bundle import Bundle, load_bundle
+from .compilers import register_compiler
 from .device import DeviceProperties, device_arch, device_properties
 from .driver import available as gpu_available
 from .errors import ArchMismatchError, BundleError, CompilerError, DriverError, KernelNotFoundError, NoDeviceError
-from .jit import JitKernel, kernel, register_compiler
+from .frontend import kernel
+from .jit import JitKernel
 from .jit_types import Scalar, Tensor
 from .kernel import Kernel
 from .params import Param, ParamBuffer, ParamLayout

@@ -1,5 +1,5 @@
-"""The JIT front end: `@kernel` turns a Python kernel function into a callable that specializes, compiles
-(through a registered compiler), caches, loads and launches.
+"""JIT kernels: `JitKernel` specializes a call's arguments, finds or compiles the kernel, caches and launches
+(`cute_runtime.kernel`, in `frontend`, is the decorator that makes one).
 
     @cute_runtime.kernel(block=(32, 8))
     def transpose(k, x: Tensor(rank=2), y: Tensor(rank=2), tile: int = 32):
@@ -11,8 +11,9 @@
 
 A call derives the specialization of each argument (cute-nvarch's `jit_spec`: dtype, rank, alignment,
 contiguous mode, index width, static extents; compile-time ints/bools/layouts), the canonical spec, and then
-a loaded `Kernel`: from this process, else from the compiler registered for the group `cute.compilers`
-(cute-ir: its compile cache, then a build), or from an AOT bundle (`load_bundle(path)["name"]`). cute-runtime
+a loaded `Kernel`: from this process, else from the AOT bundle of CUTE_BUNDLE_DIR when it holds the spec, else
+from the compiler of the group `cute.compilers` (cute-ir: its compile cache, then a build); a kernel served
+only by a bundle is `load_bundle(path)["name"]`. cute-runtime
 imports neither cute-ir nor MLIR. The default stream is torch's current stream when torch is imported, else
 the legacy default stream.
 
@@ -38,42 +39,17 @@ from cute_nvarch.jit_spec import MAX_ALIGN, TensorArg, entry_symbol, kernel_para
 from cute_nvarch.kernel_spec import canonical_spec, check_spec
 
 from . import stream as _stream
+from .compilers import compiler
 from .errors import CompilerError
 from .jit_types import Scalar, Tensor, const_to_spec
 from .kernel import Kernel, _grid3
 from .pointers import is_torch_tensor
-from .tensors import Placeholder, TensorInfo, describe
+from .tensors import TensorInfo, describe
 
-__all__ = ["JitKernel", "Placeholder", "Scalar", "Tensor", "compiler", "kernel", "register_compiler"]
+__all__ = ["JitKernel", "Scalar", "Tensor", "source_digest"]
 
-COMPILER_GROUP = "cute.compilers"
+Source = Callable[[dict[str, Any], "str | tuple[int, int]", "int | None"], Kernel]
 _PLANS_MAX = 4096  # launch plans kept per kernel (keys include shapes: bounded, then cleared)
-_compilers: list[Callable[..., Any]] = []
-
-
-def register_compiler(fn: Callable[..., Any] | None) -> None:
-    """Register `fn(kernel_fn, spec, target) -> artifact (.entry, .cubin, .ptx)` first; None clears the list."""
-    if fn is None:
-        _compilers.clear()
-        return
-    if not callable(fn):
-        raise TypeError(f"register_compiler: expected a callable, got {type(fn).__name__}")
-    _compilers.insert(0, fn)
-
-
-def compiler() -> Callable[..., Any]:
-    """The compiler for misses: the registered one, else the first entry point of the group cute.compilers."""
-    if not _compilers:
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group=COMPILER_GROUP):
-            _compilers.append(ep.load())
-    if not _compilers:
-        raise CompilerError(
-            f"no kernel compiler is installed (entry point group {COMPILER_GROUP!r}): install cute-ir to "
-            f"compile JIT kernels, or load them from an AOT bundle (cute_runtime.load_bundle)"
-        )
-    return _compilers[0]
 
 
 # ---------------------------------------------------------------- the source a kernel reaches
@@ -305,7 +281,8 @@ class JitKernel:
         cluster: Any = (1, 1, 1),
         target: str | None = None,
         signature: dict[str, Any] | None = None,
-        source: Callable[[dict[str, Any], str | tuple[int, int], int | None], Kernel] | None = None,
+        source: Source | None = None,
+        fallback: Callable[[dict[str, Any], str | tuple[int, int], int | None], Kernel | None] | None = None,
     ) -> None:
         self.fn = fn
         self.name = name or (fn.__name__ if fn is not None else str((signature or {}).get("name")))
@@ -320,6 +297,7 @@ class JitKernel:
             self.block = signature["block"]
             self.cluster = signature["cluster"]
         self._source = source
+        self._fallback = fallback
         self._kernels: dict[tuple[str, str, int | None], Kernel] = {}
         self.artifacts: dict[str, Any] = {}  # canonical spec -> what the compiler returned
         self.compiles = 0
@@ -439,9 +417,12 @@ class JitKernel:
         with self._lock:
             k = self._kernels.get(key)
             if k is None:
-                k = self._source(spec, target, device) if self._source is not None else self._compile(
-                    spec, target, device
-                )
+                if self._source is not None:
+                    k = self._source(spec, target, device)
+                else:
+                    k = self._fallback(spec, target, device) if self._fallback is not None else None
+                    if k is None:
+                        k = self._compile(spec, target, device)
                 self._kernels[key] = k
         return k
 
@@ -625,22 +606,3 @@ class JitKernel:
         call = ns["__call__"]
         call.__doc__ = JitKernel.__call__.__doc__
         self.__class__ = type(f"JitKernel_{self.name}", (JitKernel,), {"__call__": call})
-
-
-def kernel(
-    fn: Callable[..., Any] | None = None,
-    *,
-    block: Any = (128, 1, 1),
-    cluster: Any = (1, 1, 1),
-    name: str | None = None,
-    target: str | None = None,
-) -> Any:
-    """Decorate a kernel function `fn(k, *params)` (see the module docstring); block and cluster are ints or
-    tuples, or callables of the compile-time arguments (by name) that return them."""
-
-    def wrap(f: Callable[..., Any]) -> JitKernel:
-        if not callable(f):
-            raise TypeError(f"kernel: expected a function, got {type(f).__name__}")
-        return JitKernel(f, name=name, block=block, cluster=cluster, target=target)
-
-    return wrap(fn) if fn is not None else wrap
