@@ -1,75 +1,63 @@
-"""The tutorial transpose and the JIT call path on a GPU: exact results, guard regions, streams, DLPack."""
+"""The tutorial transpose and the JIT call path on a GPU: exact results, guard regions, streams, DLPack.
+
+The matrices are `cute_examples.transpose_cases`' (the catalogue compiles the same specializations into the
+AOT bundle, so these tests also run on a host with only cute-runtime and the bundle).
+"""
 
 from __future__ import annotations
 
 import pytest
+from cute_examples.transpose_cases import GUARD, cases
 from cute_runtime.testing import requires_gpu
 
-pytest.importorskip("mlir")
-
-SHAPES = [(1, 1), (1, 77), (65, 1), (31, 33), (64, 64), (129, 257), (1000, 3001), (4097, 130)]
-GUARD = 4096
+SENTINEL = -7.0
 
 
-def _guarded(shape: tuple[int, int], dtype: object) -> tuple[object, object]:
-    """A poisoned matrix of `shape` inside a buffer whose guard regions hold a sentinel."""
-    import torch
-
-    n = shape[0] * shape[1]
-    buf = torch.full((n + 2 * GUARD,), -7.0, device="cuda", dtype=dtype)
-    buf[GUARD : GUARD + n] = float("nan")
-    return buf, buf[GUARD : GUARD + n].view(shape)
+def _by_label(prefix: str) -> list:
+    return [c for c in cases() if c.label.startswith(prefix)]
 
 
-def _check(x: object, swizzle: bool = True, **kw: object) -> None:
+def _run(case, swizzle: bool = True, **kw: object) -> None:  # noqa: ANN001
+    """Transpose case.x into a poisoned case.y and compare with torch; guards (if any) keep their sentinel."""
     import torch
     from cute_examples.transpose import transpose_into
 
-    buf, y = _guarded((x.shape[1], x.shape[0]), x.dtype)
+    dtype = getattr(torch, case.dtype)
+    x = case.x.make(dtype)
+    buf = case.y.allocate(dtype, SENTINEL)
+    y = case.y.view(buf)
+    y.fill_(float("nan"))
     transpose_into(x, y, swizzle=swizzle, **kw)
     torch.cuda.synchronize()
-    assert torch.equal(y, x.t().contiguous())
-    assert bool((buf[:GUARD] == -7).all()) and bool((buf[-GUARD:] == -7).all())
+    assert torch.equal(y, x.t())
+    if case.y.offset:
+        assert bool((buf[:GUARD] == SENTINEL).all()) and bool((buf[-GUARD:] == SENTINEL).all())
 
 
 @requires_gpu
-@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
-@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("case", _by_label("exact"), ids=lambda c: f"{c.dtype}-{c.x.shape[0]}x{c.x.shape[1]}")
 @pytest.mark.parametrize("swizzle", [True, False], ids=["swizzled", "naive"])
-def test_exact_with_guards(dtype: str, shape: tuple[int, int], swizzle: bool) -> None:
-    import torch
-
-    x = torch.randn(shape, device="cuda").to(getattr(torch, dtype))
-    _check(x, swizzle)
+def test_exact_with_guards(case, swizzle: bool) -> None:  # noqa: ANN001
+    _run(case, swizzle)
 
 
 @requires_gpu
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_views(dtype: str) -> None:
-    """A misaligned view (pairs impossible), a padded row stride and a transposed view."""
-    import torch
-    from cute_examples.transpose import pack_for, transpose
-
-    base = torch.randn(300, 513, device="cuda").to(getattr(torch, dtype))
-    before = len(transpose._kernels)
-    _check(base[:, 1:])  # misaligned by one element
-    _check(base[:, :500])  # rows padded to 513
-    _check(base.t())  # column-major input
-    assert pack_for(base[:, 1:], base[:, 1:]) == 1
-    assert len(transpose._kernels) > before
+@pytest.mark.parametrize("case", [c for c in cases() if c.label in ("misaligned view", "padded rows", "column-major")],
+                         ids=lambda c: f"{c.dtype}-{c.label}")
+def test_views(case) -> None:  # noqa: ANN001
+    _run(case)
 
 
 @requires_gpu
 def test_dynamic_extents_compile_once() -> None:
-    import torch
-    from cute_examples.transpose import transpose
+    from cute_examples.transpose import pack_for, transpose
 
     before = transpose.compiles
     specs = []
-    for shape in ((100, 200), (300, 64), (48, 400)):  # rows of both x and y stay 16-byte aligned
-        x = torch.randn(shape, device="cuda")
-        _check(x)
-        specs.append(transpose.specialize(x, torch.empty(shape[::-1], device="cuda"), 1, True)[0])
+    for case in _by_label("dynamic"):
+        _run(case)
+        x, y = case.x.placeholder(case.dtype), case.y.placeholder(case.dtype)
+        specs.append(transpose.specialize(x, y, pack_for(x, y), True)[0])
     assert specs[0] == specs[1] == specs[2]
     assert transpose.compiles - before <= 1
 
@@ -79,8 +67,10 @@ def test_non_default_stream_is_honoured() -> None:
     import torch
     from cute_examples.transpose import transpose_into
 
-    x = torch.randn(2048, 2048, device="cuda")
-    y = torch.full((2048, 2048), float("nan"), device="cuda")
+    (case,) = _by_label("streams")
+    x = case.x.make(torch.float32)
+    y = case.y.make(torch.float32, float("nan"))
+    transpose_into(x, torch.empty_like(y))  # loaded and compiled before timing matters
     torch.cuda.synchronize()
     s = torch.cuda.Stream()
     with torch.cuda.stream(s):
@@ -94,7 +84,7 @@ def test_non_default_stream_is_honoured() -> None:
     torch.cuda.synchronize()
     with torch.cuda.stream(s2):
         torch.cuda._sleep(200_000_000)
-    transpose_into(x, y, stream=s2)  # an explicit stream
+    transpose_into(x, y, stream=s2)  # an explicit stream, from the default one
     assert bool(torch.isnan(y).all())
     s2.synchronize()
     assert torch.equal(y, x.t())
@@ -118,8 +108,9 @@ def test_dlpack_inputs() -> None:
     import torch
     from cute_examples.transpose import transpose
 
-    x = torch.randn(100, 70, device="cuda")
-    y = torch.full((70, 100), float("nan"), device="cuda")
+    (case,) = _by_label("dlpack")
+    x = case.x.make(torch.float32)
+    y = case.y.make(torch.float32, float("nan"))
     transpose(_DLPackOnly(x), _DLPackOnly(y), 1, True, grid=(3, 4))
     torch.cuda.synchronize()
     assert torch.equal(y, x.t())

@@ -14,7 +14,7 @@ __all__ = ["LEGEND", "artifacts", "compile_catalogue", "jit_kernels", "jobs"]
 # the parts of the labels below, explained once wherever they are listed (the main job's report)
 LEGEND = (
     "elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",
-    "transpose <dtype> <swizzled | naive> a<byte alignment of both matrices> p<elements per 32-bit word>",
+    "transpose <dtype> <swizzled | naive> x/y: a<byte alignment>u<unit-stride mode> p<elements per 32-bit word>",
 )
 
 Job = tuple[str, Callable[[], Any]]
@@ -40,24 +40,29 @@ def jit_kernels() -> dict[str, Any]:
 
 
 def _jit(target: str) -> list[Job]:
-    """The tutorial transpose for matrices whose rows are 16- or 4-byte aligned (2-byte for 16-bit types
-    without pairs), and the bench's add; other alignments compile where cute-ir is installed."""
-    from cute_nvarch.numeric import BFloat16, Float16, Float32
+    """The tutorial transpose for every call of its GPU tests, tutorial, benchmark and ncu run (one job per
+    specialization), and the bench's add; other specializations compile where cute-ir is installed."""
+    from cute_nvarch.kernel_spec import canonical_spec
     from cute_runtime import Placeholder
 
     from .bench_jit import add
-    from .transpose import transpose
+    from .transpose import pack_for, transpose
+    from .transpose_cases import cases
 
-    f32 = Float32.canonical
-    cases = [(f32, 16, 1), (f32, 4, 1)]
-    cases += [(t.canonical, a, p) for t in (Float16, BFloat16) for a, p in ((16, 2), (4, 2), (2, 1))]
-    jobs = []
-    for dtype, align, pack in cases:
-        for swizzle in (True, False) if align == 16 else (True,):
-            x, y = (Placeholder((64, 64), dtype, strides=(align, 1), align=align) for _ in range(2))
-            jobs.append((f"transpose {dtype} {'swizzled' if swizzle else 'naive'} a{align} p{pack}",
+    jobs, seen = [], set()
+    for case in cases():
+        x, y = case.x.placeholder(case.dtype), case.y.placeholder(case.dtype)
+        pack = pack_for(x, y)
+        for swizzle in case.swizzles:
+            spec = transpose.specialize(x, y, pack, swizzle)[0]
+            key = canonical_spec(spec)
+            if key in seen:
+                continue
+            seen.add(key)
+            xs, ys = (f"a{a['align']}u{a['unit']}" + ("" if a["index"] == 32 else "i64") for a in spec["args"][:2])
+            jobs.append((f"transpose {case.dtype} {'swizzled' if swizzle else 'naive'} {xs}/{ys} p{pack}",
                          functools.partial(transpose.artifact, x, y, pack, swizzle, target=target)))
-    ts = [Placeholder((4096,), f32) for _ in range(3)]
+    ts = [Placeholder((4096,), "float32") for _ in range(3)]
     jobs.append(("add float32 (jit host-overhead bench)", functools.partial(add.artifact, *ts, target=target)))
     return jobs
 

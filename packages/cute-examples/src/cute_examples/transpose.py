@@ -5,7 +5,7 @@ The tutorial's code blocks are this file, in order (tests/test_tutorial.py check
 
 # --- imports and sizes ------------------------------------------------------------------------------------
 from cute_layout import Layout, Swizzle, composition
-from cute_runtime import Tensor, kernel
+from cute_runtime import Tensor, describe, kernel
 
 TILE = 32  # the tile is TILE x TILE 32-bit words: 32 x 32 float32, 64 x 64 float16 / bfloat16
 ROWS = 8  # a block is TILE x ROWS threads; each thread moves TILE // ROWS words per phase
@@ -84,13 +84,14 @@ def transpose(k, x: Tensor(rank=2), y: Tensor(rank=2), pack: int = 1, swizzle: b
 
 
 # --- the host side ----------------------------------------------------------------------------------------
-def pack_for(*tensors: object) -> int:
-    """Elements per 32-bit word when every tensor's address and row stride allow paired accesses, else 1."""
-    nbytes = tensors[0].element_size()
+def pack_for(*matrices: object) -> int:
+    """Elements per 32-bit word when every matrix's address and row stride allow paired accesses, else 1."""
+    infos = [describe(m) for m in matrices]
+    nbytes = infos[0].itemsize
     if nbytes >= 4:
         return 1
-    for t in tensors:
-        if t.data_ptr() % 4 or (t.stride(0) * nbytes) % 4 or t.stride(1) != 1:
+    for t in infos:
+        if t.ptr % 4 or (t.strides[0] * nbytes) % 4 or t.strides[1] != 1:
             return 1
     return 4 // nbytes
 

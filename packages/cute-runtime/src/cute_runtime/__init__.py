@@ -25,7 +25,7 @@ from .kernel import Kernel
 from .params import Param, ParamBuffer, ParamLayout
 from .pointers import device_pointer
 from .stream import current_stream, set_stream_provider, stream_handle
-from .tensors import Placeholder
+from .tensors import Placeholder, TensorInfo, describe
 from .tma import TensorMap, encode_tiled
 
 __all__ = [
@@ -48,11 +48,13 @@ __all__ = [
     "Placeholder",
     "Scalar",
     "Tensor",
+    "TensorInfo",
     "TensorMap",
     "__version__",
     "canonical_spec",
     "cubin_runs_on",
     "current_stream",
+    "describe",
     "device_arch",
     "device_pointer",
     "device_properties",

@@ -28,6 +28,11 @@ class TensorInfo:
     strides: tuple[int, ...]
     device: int
 
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (1 for sub-byte types)."""
+        return max(1, numeric_type(self.dtype).width // 8)
+
 
 def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
     out, step = [], 1
