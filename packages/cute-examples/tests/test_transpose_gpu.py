@@ -131,3 +131,20 @@ def test_fast_path_rotating_buffers() -> None:
     for a, b, c in sets:
         assert torch.equal(c, a + b)
     assert len(add._plans) >= 3 and add.compiles <= 1
+
+
+@requires_gpu
+def test_placeholders_specialize_like_the_tensors() -> None:
+    """The catalogue's placeholders give the specs the real matrices give (so the bundle holds them)."""
+    import torch
+    from cute_examples.transpose import pack_for, transpose
+
+    for case in cases():
+        dtype = getattr(torch, case.dtype)
+        x, y = case.x.make(dtype), case.y.make(dtype)
+        px, py = case.x.placeholder(case.dtype), case.y.placeholder(case.dtype)
+        assert pack_for(x, y) == pack_for(px, py), case
+        pack = pack_for(x, y)
+        assert transpose.specialize(x, y, pack, True)[0] == transpose.specialize(px, py, pack, True)[0], case
+        del x, y
+        torch.cuda.empty_cache()
