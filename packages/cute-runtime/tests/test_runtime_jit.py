@@ -151,7 +151,7 @@ def test_no_compiler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_fast_path_key_matches_the_slow_path(compiled: list) -> None:
-    """The generated __call__ finds the plan the slow path stores under _raw_key (CPU tensors stand in)."""
+    """The generated __call__ finds the plan the slow path stores under call_key (CPU tensors stand in)."""
     torch = pytest.importorskip("torch")
 
     @kernel
@@ -162,7 +162,7 @@ def test_fast_path_key_matches_the_slow_path(compiled: list) -> None:
     k3._install_fast_call()
     assert type(k3) is not JitKernel and isinstance(k3, JitKernel)
     seen = []
-    k3._plans[k3._raw_key([a, b, c, 4])] = lambda grid, stream, *packed: seen.append((grid, stream, packed))
+    k3.plans[k3.call_key([a, b, c, 4])] = lambda grid, stream, *packed: seen.append((grid, stream, packed))
     k3(a, b, c, grid=(1, 2, 3), stream=7)
     k3(a, b, c=c, n=4, grid=5)
     assert [s[:2] for s in seen] == [((1, 2, 3), 7), (5, None)]

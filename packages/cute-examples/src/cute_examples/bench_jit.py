@@ -90,18 +90,19 @@ def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int 
                 y.dtype, y.shape, y.stride(), y.data_ptr() & 15, y.get_device(),
                 z.dtype, z.shape, z.stride(), z.data_ptr() & 15, z.get_device())
 
-    plans = add._plans
-    keys = [add._raw_key(list(s)) for s in bufs]
+    plans = add.plans
+    keys = [add.call_key(list(s)) for s in bufs]
     for s in bufs:
         add(*s, grid=grid)
-    kernel_ = next(iter(add._kernels.values()))
+    (kernel_,) = add.kernels
 
     def lookup() -> Any:
         i = it[0] = (it[0] + 1) % sets
         return plans[keys[i]]
 
-    pack_into, buf, base = kernel_.layout.struct.pack_into, kernel_._buffer.buffer, kernel_._buffer.base
     packed = [tuple(kernel_.layout.convert(add.specialize(*s)[1], kernel_.device)) for s in bufs]
+    params = kernel_.prepare(*packed[0])
+    pack_into, buf, base = kernel_.layout.struct.pack_into, params.buffer, params.base
 
     def pack() -> None:
         i = it[0] = (it[0] + 1) % sets
@@ -110,7 +111,7 @@ def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int 
     stream = torch.cuda.current_stream().cuda_stream
 
     def driver() -> None:
-        kernel_.launch_packed((grid, 1, 1), stream)
+        kernel_.launch_packed((grid, 1, 1), stream, params)
 
     t_ours, t_peer = _alternating_us([ours, peer], calls, rounds)
     t_key, t_lookup, t_pack, t_driver = _alternating_us([key, lookup, pack, driver], calls, 2)

@@ -308,6 +308,16 @@ class JitKernel:
     def __repr__(self) -> str:
         return f"JitKernel({self.name!r}, {len(self._kernels)} specializations)"
 
+    @property
+    def kernels(self) -> list[Kernel]:
+        """The Kernels of the specializations found or compiled so far."""
+        return list(self._kernels.values())
+
+    @property
+    def plans(self) -> dict[tuple, Callable[..., None]]:
+        """The fast path's launch plans by call_key (the dict itself)."""
+        return self._plans
+
     # ------------------------------------------------------------ signature
 
     @property
@@ -472,14 +482,15 @@ class JitKernel:
         k = self.kernel_for(spec, self._target(None, device), device)
         k.launch(grid, *packed, stream=stream, smem=smem)
         if smem is None and k._owner == threading.get_ident():
-            key = self._raw_key(values)
+            key = self.call_key(values)
             if key is not None:
                 if len(self._plans) >= _PLANS_MAX:
                     self._plans.clear()
                 self._plans[key] = self._make_plan(k, spec)
 
-    def _raw_key(self, values: Sequence[Any]) -> tuple | None:
-        """The fast path's dict key for bound values (None unless every tensor is a torch tensor)."""
+    def call_key(self, values: Sequence[Any]) -> tuple | None:
+        """The fast path's dict key for the values of all parameters, in order (None unless every tensor is a
+        torch tensor): the key the generated __call__ computes."""
         key: list[Any] = []
         for d, v in zip(self.decls, values, strict=True):
             if d.kind == "tensor":
