@@ -226,6 +226,15 @@ def test_a_bundle_dispatches_by_the_stored_signature(compiled: list, tmp_path: A
         bundle["nope"]
 
 
+def test_the_bundle_command_lists_jit_kernels(tmp_path: Any, capsys: pytest.CaptureFixture) -> None:
+    from cute_runtime.__main__ import main
+
+    _bundle_of_copy2d(tmp_path)
+    assert main(["bundle", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "JIT kernel copy2d(x: tensor, y: tensor, alpha: scalar, tile: const)" in out
+
+
 def test_source_digest_covers_closures() -> None:
     def make(tile: int) -> Any:
         def body(k, x):

@@ -40,6 +40,9 @@ def _bundle(path: str) -> int:
             f"  {item.entry.name}({sig})  arch={item.entry.target} [{payloads}] "
             f"block={list(launch.block)} cluster={list(launch.cluster)} smem={launch.dynamic_smem}"
         )
+    for name, sig in sorted(bundle.signatures.items()):
+        args = ", ".join(f"{a['name']}: {a['kind']}" for a in sig["args"])
+        print(f"  JIT kernel {name}({args}): load_bundle(path)[{name!r}](...)")
     return 0
 
 
