@@ -266,11 +266,21 @@ def test_launch_plan_packs_and_launches(compiled: list) -> None:
     k._f, k._owner, k.device = "F", threading.get_ident(), 0
     plan = copy2d._make_plan(k, spec)
     plan((3, 2, 1), 99, 1 << 20, (100, 64), (64, 1), 1 << 24, (100, 64), (64, 1), 1.5)
+    plan((4, 6), 98, 1 << 20, (100, 64), (64, 1), 1 << 24, (100, 64), (64, 1), 1.5)
+    plan([2], 97, 1 << 20, (100, 64), (64, 1), 1 << 24, (100, 64), (64, 1), 1.5)
     plan(5, 7, 1 << 20, (9, 64), (64, 1), 1 << 24, (9, 64), (64, 1), 2.5)
     assert [c[:10] for c in calls] == [
         ("F", 3, 2, 1, 32, 8, 1, 0, 99, k._buffer.kernel_params),
+        ("F", 4, 6, 1, 32, 8, 1, 0, 98, k._buffer.kernel_params),
+        ("F", 2, 1, 1, 32, 8, 1, 0, 97, k._buffer.kernel_params),
         ("F", 5, 1, 1, 32, 8, 1, 0, 7, k._buffer.kernel_params),
     ]
+    k._launch_fn = lambda *a: (_ for _ in ()).throw(OverflowError("negative"))  # what cuda-bindings raises
+    plan = copy2d._make_plan(k, spec)
+    with pytest.raises(ValueError, match="every extent must be in"):
+        plan((-1, 2), 0, 1 << 20, (9, 64), (64, 1), 1 << 24, (9, 64), (64, 1), 2.5)
+    with pytest.raises(TypeError, match="grid must be an int or a tuple"):
+        plan((1.5, 2), 0, 1 << 20, (9, 64), (64, 1), 1 << 24, (9, 64), (64, 1), 2.5)
     assert k._buffer.packed() == k.layout.struct.pack(1 << 20, 9, 64, 64, 1 << 24, 9, 64, 2.5)
     assert [p.name for p in k.entry.params] == ["x", "x_shape0", "x_shape1", "x_stride0", "y", "y_shape0",
                                                   "y_stride0", "alpha"]

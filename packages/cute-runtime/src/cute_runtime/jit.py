@@ -561,6 +561,11 @@ class JitKernel:
     if type(grid) is int:
         gx = grid
         gy = gz = 1
+    elif type(grid) is tuple and len(grid) == 2:
+        gx, gy = grid
+        gz = 1
+    elif type(grid) is tuple and len(grid) == 3:
+        gx, gy, gz = grid
     else:
         gx, gy, gz = grid3(grid)
     if stream is None:
