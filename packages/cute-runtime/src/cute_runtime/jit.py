@@ -304,6 +304,10 @@ class JitKernel:
         self._plans: dict[tuple, Callable[..., None]] = {}
         self._lock = threading.Lock()
         self.__doc__ = getattr(fn, "__doc__", None)
+        if fn is not None:
+            self.__wrapped__ = fn
+            self.__module__ = fn.__module__
+            self.__qualname__ = getattr(fn, "__qualname__", self.name)
 
     def __repr__(self) -> str:
         return f"JitKernel({self.name!r}, {len(self._kernels)} specializations)"
