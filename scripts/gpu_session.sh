@@ -21,6 +21,12 @@ if [[ $what == tests || $what == all ]]; then
     echo "memcheck elementwise_add $dt 127x129: exit $? ($(grep -c 'Invalid' "$OUT/memcheck-$dt.txt") invalid accesses)"
     tail -n 2 "$OUT/memcheck-$dt.txt"
   done
+  # the tutorial transpose (JIT kernel from the bundle): odd shape, every dtype, both shared layouts
+  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 1 \
+    python3 -m pytest -q -m gpu -p no:cacheprovider packages/cute-examples/tests/test_transpose_gpu.py \
+    -k "exact and 129x257" > "$OUT/memcheck-transpose.txt" 2>&1
+  echo "memcheck transpose 129x257: exit $? ($(grep -c 'Invalid' "$OUT/memcheck-transpose.txt") invalid accesses)"
+  tail -n 2 "$OUT/memcheck-transpose.txt"
 fi
 if [[ $what == bench || $what == all ]]; then
   # compile-cost rows need MLIR: staged under $HOME/mlirsite by the two staging calls (docs/performance.md)
