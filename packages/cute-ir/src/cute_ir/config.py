@@ -5,13 +5,15 @@ CUTE_CACHE      "0" disables the on-disk cache (the in-memory cache stays on)
 CUTE_DUMP_DIR   when set, every stage of every kernel compiled is written there
                 (<kernel>.mlir, .nvvm.mlir, .ptx, .cubin, .ptxas.txt and .json)
 CUTE_PTXAS      path of the ptxas executable (default: the one of the nvidia-cuda-nvcc wheel, else PATH)
+CUTE_LIBDEVICE  path of libdevice.10.bc, linked by the accurate `cute_ir.math` functions (default: the one of
+                the nvidia-nvvm wheel that nvidia-cuda-nvcc depends on)
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["cache_dir", "cache_enabled", "dump_dir", "ptxas_override"]
+__all__ = ["cache_dir", "cache_enabled", "dump_dir", "libdevice_override", "ptxas_override"]
 
 
 def cache_dir() -> str:
@@ -37,3 +39,8 @@ def dump_dir() -> str | None:
 def ptxas_override() -> str | None:
     """Explicit ptxas path from CUTE_PTXAS, or None."""
     return os.environ.get("CUTE_PTXAS") or None
+
+
+def libdevice_override() -> str | None:
+    """Explicit libdevice.10.bc path from CUTE_LIBDEVICE, or None."""
+    return os.environ.get("CUTE_LIBDEVICE") or None

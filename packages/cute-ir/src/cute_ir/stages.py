@@ -8,6 +8,9 @@
 
 Each stage re-raises MLIR and ptxas failures as `cute_ir.errors.CompileError(kernel, stage, diagnostics)`.
 `lower` and `to_ptx` also accept a caller's own module (any `gpu.module` with one `#nvvm.target`).
+`to_ptx` links libdevice (`versions.find_libdevice`) into every gpu.module that declares `__nv_*` functions (the
+accurate `cute_ir.math` functions call them): it adds the file to the module's `#nvvm.target<link = [...]>`,
+and the serializer links only the functions used, internalizes and inlines them (no call is left in the PTX).
 With CUTE_DUMP_DIR set, `compile` writes <kernel>.mlir (as built), <kernel>.nvvm.mlir (lowered), <kernel>.ptx,
 <kernel>.cubin, <kernel>.ptxas.txt and <kernel>.json (the entry).
 """
@@ -27,7 +30,7 @@ from .errors import CompileError, format_mlir_error
 from .files import atomic_write
 from .kernel import KernelDef
 from .ptxas import assemble
-from .versions import versions
+from .versions import find_libdevice, versions
 
 __all__ = ["LOWER_PIPELINE", "compile", "dump", "lower", "to_cubin", "to_ptx", "verify"]
 
@@ -99,12 +102,47 @@ def lower(obj: KernelDef | ir.Module, *, kernel: str | None = None, pipeline: st
             raise CompileError(name, "lower", format_mlir_error(e)) from None
 
 
+def _link_libdevice(module: ir.Module, name: str) -> None:
+    """Add libdevice to the `#nvvm.target` link list of each gpu.module that declares `__nv_*` functions."""
+    for gmod in module.body.operations:
+        if gmod.name != "gpu.module" or "targets" not in gmod.attributes:
+            continue
+        uses = any(
+            op.name == "llvm.func"
+            and ir.StringAttr(op.attributes["sym_name"]).value.startswith("__nv_")
+            and len(op.regions[0].blocks) == 0
+            for op in gmod.regions[0].blocks[0].operations
+        )
+        if not uses:
+            continue
+        path = find_libdevice()
+        if path is None:
+            raise CompileError(
+                name, "to_ptx", "the kernel calls libdevice (__nv_* functions, e.g. the accurate cute_ir.math "
+                "functions) but libdevice.10.bc was not found: install nvidia-nvvm (a dependency of "
+                "nvidia-cuda-nvcc) or set CUTE_LIBDEVICE",
+            )
+        if '"' in path or "\\" in path:
+            raise CompileError(name, "to_ptx", f"libdevice path {path!r}: quotes and backslashes are not supported")
+        targets = []
+        for t in ir.ArrayAttr(gmod.attributes["targets"]):
+            text = str(t)
+            if text.startswith("#nvvm.target") and "link" not in text:
+                inner = text[len("#nvvm.target") :].strip()
+                fields = inner[1:-1].strip() if inner.startswith("<") else ""
+                t = ir.Attribute.parse(f'#nvvm.target<{fields + ", " if fields else ""}link = ["{path}"]>')
+            targets.append(t)
+        gmod.attributes["targets"] = ir.ArrayAttr.get(targets)
+
+
 def to_ptx(obj: KernelDef | ir.Module, *, kernel: str | None = None) -> str:
-    """Serialize the lowered module's gpu.module to PTX text (gpu-module-to-binary{format=isa})."""
+    """Serialize the lowered module's gpu.module to PTX text (gpu-module-to-binary{format=isa}), linking
+    libdevice where the module calls it."""
     module = _module_of(obj)
     name = _kernel_name(obj, kernel)
     ctx = module.context
     with ctx:
+        _link_libdevice(module, name)
         try:
             _pass_manager(ctx, TO_PTX_PIPELINE).run(module.operation)
         except ir.MLIRError as e:

@@ -1,4 +1,4 @@
-"""Versions that key the compile cache (cute_ir, the MLIR wheel, ptxas), found without importing MLIR.
+"""Versions that key the compile cache (cute_ir, the MLIR wheel, ptxas, libdevice), found without importing MLIR.
 
 The ptxas version comes from `ptxas --version` once per (path, mtime, size), cached in memory and in the
 cache directory, so a warm process never spawns a subprocess.
@@ -13,7 +13,15 @@ from . import config
 from .__about__ import __version__
 from .files import atomic_write
 
-__all__ = ["cute_ir_version", "find_ptxas", "mlir_version", "ptxas_version", "versions"]
+__all__ = [
+    "cute_ir_version",
+    "find_libdevice",
+    "find_ptxas",
+    "libdevice_version",
+    "mlir_version",
+    "ptxas_version",
+    "versions",
+]
 
 _MLIR_DIST = "xtc_mlir_python_bindings-"
 _memo: dict[str, object] = {}
@@ -122,6 +130,45 @@ def _query_ptxas_version(path: str) -> str:
     return m.group(1)
 
 
+def find_libdevice() -> str | None:
+    """Path of libdevice.10.bc: CUTE_LIBDEVICE, else the nvidia-nvvm wheel's (nvidia/cu13/nvvm/libdevice); None
+    when neither exists."""
+    p = config.libdevice_override()
+    if p is not None:
+        return p if os.path.isfile(p) else None
+    if "libdevice_path" not in _memo:
+        found = None
+        for entry in sys.path:
+            cand = os.path.join(entry or ".", "nvidia", "cu13", "nvvm", "libdevice", "libdevice.10.bc")
+            if os.path.isfile(cand):
+                found = cand
+                break
+        _memo["libdevice_path"] = found
+    return _memo["libdevice_path"]  # type: ignore[return-value]
+
+
+def libdevice_version(path: str | None = None) -> str:
+    """The first 16 hex digits of libdevice.10.bc's sha256 ("none" when it is not installed)."""
+    path = path or find_libdevice()
+    if path is None:
+        return "none"
+    st = os.stat(path)
+    key = f"libdevice|{path}|{st.st_mtime_ns}|{st.st_size}"
+    v = _memo.get(key)
+    if v is None:
+        import hashlib
+
+        with open(path, "rb") as f:
+            v = _memo[key] = hashlib.sha256(f.read()).hexdigest()[:16]
+    return v  # type: ignore[return-value]
+
+
 def versions() -> dict[str, str]:
-    """The tool versions recorded in every kernel entry and compile-cache key: cute_ir, mlir (wheel), ptxas."""
-    return {"cute_ir": cute_ir_version(), "mlir": mlir_version(), "ptxas": ptxas_version()}
+    """The tool versions recorded in every kernel entry and compile-cache key: cute_ir, mlir (wheel), ptxas,
+    libdevice (content hash)."""
+    return {
+        "cute_ir": cute_ir_version(),
+        "mlir": mlir_version(),
+        "ptxas": ptxas_version(),
+        "libdevice": libdevice_version(),
+    }
