@@ -1,5 +1,6 @@
-// Kernels for test_nvarch_hardware.py: a TMA tile loader and wgmma m64n64k16 f32 <- f16 (SS) for the four
-// transpose combinations. Compiled on the GPU machine with nvcc -arch=sm_90a -cubin.
+// Kernels for test_nvarch_hardware.py: a TMA tile loader, and the body of a one-warpgroup wgmma (SS) test kernel.
+// The wgmma kernels themselves (one per instruction: its PTX and accumulator count come from cute-nvarch's atom)
+// are rendered by the test, which includes this file, and compiled on the GPU machine with nvcc -arch=sm_90a -cubin.
 
 #include <cuda.h>
 #include <cstdint>
@@ -39,9 +40,13 @@ extern "C" __global__ void tma_tile(const __grid_constant__ CUtensorMap tmap, co
   for (int i = threadIdx.x; i < tile_bytes; i += blockDim.x) out[i] = smem[i];
 }
 
-template <int TA, int TB>
-__device__ void wgmma_body(const uint8_t* img_a, int a_bytes, const uint8_t* img_b, int b_bytes,
-                           const unsigned long long* descs, int kblocks, float* out) {
+// Copies the A and B shared-memory images (bytes, laid out by cute-nvarch's GMMA layouts) into 1024-byte aligned
+// shared memory, A first, B at the next 1024-byte boundary; then runs the k-blocks: descriptor k of A and B is
+// descs[2k] and descs[2k+1] (start address 0) plus the buffer's address >> 4. Mma(d, desc_a, desc_b) issues one
+// wgmma.mma_async; thread t writes its NACC accumulators to out[t * NACC ...].
+template <int NACC, typename Mma>
+__device__ __forceinline__ void wgmma_ss(const uint8_t* img_a, int a_bytes, const uint8_t* img_b, int b_bytes,
+                                         const unsigned long long* descs, int kblocks, float* out, Mma mma) {
   uint8_t* base = align1024(smem_raw);
   int b_off = (a_bytes + 1023) & ~1023;
   for (int i = threadIdx.x; i < a_bytes; i += blockDim.x) base[i] = img_a[i];
@@ -51,23 +56,11 @@ __device__ void wgmma_body(const uint8_t* img_a, int a_bytes, const uint8_t* img
   __syncthreads();
   uint64_t a0 = (uint64_t)((uint32_t)__cvta_generic_to_shared(base) >> 4);
   uint64_t b0 = (uint64_t)((uint32_t)__cvta_generic_to_shared(base + b_off) >> 4);
-  float d[32];
-  for (int i = 0; i < 32; ++i) d[i] = 0.f;
+  float d[NACC];
+  for (int i = 0; i < NACC; ++i) d[i] = 0.f;
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-  for (int k = 0; k < kblocks; ++k) {
-    uint64_t da = descs[2 * k] + a0, db = descs[2 * k + 1] + b0;
-    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 1, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, p, 1, 1, %34, %35;\n}"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]) : "l"(da), "l"(db), "n"(TA), "n"(TB));
-  }
+  for (int k = 0; k < kblocks; ++k) mma(d, descs[2 * k] + a0, descs[2 * k + 1] + b0);
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-  for (int i = 0; i < 32; ++i) out[threadIdx.x * 32 + i] = d[i];
+  for (int i = 0; i < NACC; ++i) out[threadIdx.x * NACC + i] = d[i];
 }
-
-#define WG(TA, TB) extern "C" __global__ void wgmma_##TA##TB(const uint8_t* a, int ab, const uint8_t* b, int bb, \
-    const unsigned long long* descs, int kblocks, float* out) { wgmma_body<TA, TB>(a, ab, b, bb, descs, kblocks, out); }
-WG(0, 0)
-WG(0, 1)
-WG(1, 0)
-WG(1, 1)
