@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import os
-import sysconfig
+import sys
 import threading
 import types
 from collections.abc import Callable, Sequence
@@ -55,27 +54,19 @@ _PLANS_MAX = 4096  # launch plans kept per kernel (keys include shapes: bounded,
 # ---------------------------------------------------------------- the source a kernel reaches
 
 
-def _library_file(path: str | None) -> bool:
-    if not path:
-        return True
-    real = os.path.realpath(path)
-    parts = real.split(os.sep)
-    if "site-packages" in parts or "dist-packages" in parts:
-        return True
-    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
-    return real.startswith(stdlib + os.sep)
+def _keyed(module: str | None) -> bool:
+    """Whether code of this module is part of a kernel's source key: not the standard library, not the
+    project's packages (whose versions and sources key the compile cache); by name, so that an editable and
+    a regular install key alike."""
+    top = (module or "").split(".")[0]  # no module: code run with exec, i.e. the user's
+    return top not in _PROJECT and top not in sys.stdlib_module_names and top != "builtins"
 
 
 _PROJECT = ("cute_layout", "cute_nvarch", "cute_ir", "cute_runtime")
 
 
 def _user_function(obj: Any) -> bool:
-    if not isinstance(obj, types.FunctionType):
-        return False
-    module = obj.__module__ or ""
-    if module.split(".")[0] in _PROJECT:
-        return False
-    return not _library_file(obj.__code__.co_filename)
+    return isinstance(obj, types.FunctionType) and _keyed(obj.__module__)
 
 
 def _code_names(code: types.CodeType) -> set[str]:
@@ -90,9 +81,10 @@ def source_digest(fn: Callable[..., Any]) -> str:
     """A token naming the kernel's source: sha256 of its code and of the user functions and values it reaches.
 
     Reached: the globals the function's code names (at any nesting) and its closure cells, followed through
-    user functions (not the standard library, third-party packages or the project's packages, whose versions
-    key the compile cache); modules of user code by their file's content; plain values and cute-layout objects
-    by their repr. A closure cell holding anything else is a TypeError (pass it as a compile-time argument).
+    functions of any module but the standard library and the project's packages (whose versions and sources
+    key the compile cache), wherever installed; such modules by their file's content; plain values and
+    cute-layout objects by their repr. A closure cell holding anything else is a TypeError (pass it as a
+    compile-time argument).
     """
     h = hashlib.sha256()
     seen: set[int] = set()
@@ -103,7 +95,7 @@ def source_digest(fn: Callable[..., Any]) -> str:
             todo.append(v)
         elif isinstance(v, types.ModuleType):
             path = getattr(v, "__file__", None)
-            if path and not _library_file(path) and v.__name__.split(".")[0] not in _PROJECT:
+            if path and _keyed(v.__name__):
                 with open(path, "rb") as fh:
                     h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
         elif type(v) in (int, float, bool, str, bytes, tuple) or v is None or _layout_value(v):
