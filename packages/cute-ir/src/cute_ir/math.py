@@ -20,23 +20,21 @@ a register fragment's `Values` of those dtypes, and emits at the current inserti
   results to zero. `erf`, `expm1` and `log1p` have no fast form (PTX has no instruction for them): asking for
   one is a ValueError.
 
-`FUNCTIONS` is the one table of what each function computes with, its error bound per family (`Bound`: the
-documented figure, asserted on a GPU against float64 by cute-examples' math GPU test over `domain`) and the
-instruction its fast form shows in PTX (a CPU test checks it).
+`ACCURATE` and `FAST` map names to emitters; what each computes with, its error bound per family (asserted on
+a GPU against float64 by cute-examples' math GPU test), its PTX cost and the instruction its fast form shows
+are cute-nvarch's table `cute_nvarch.math_functions.MATH_FUNCTIONS` (a CPU test checks both against it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, llvm
 
 __all__ = [
-    "FUNCTIONS",
-    "Bound",
-    "MathFunction",
+    "ACCURATE",
+    "FAST",
     "apply",
     "cos",
     "erf",
@@ -57,41 +55,6 @@ __all__ = [
 _LOG2E = 1.4426950408889634  # log2(e)
 _LN2 = 0.6931471805599453  # ln(2)
 _FLOATS = ("f32", "f16", "bf16")
-
-
-@dataclass(frozen=True)
-class Bound:
-    """An error bound: |y - f(x)| <= max(abs, rel * |f(x)|, (ulp + ulp_per_x * |x|) * ulp_f32(f(x)))."""
-
-    ulp: float = 0.0
-    ulp_per_x: float = 0.0
-    rel: float = 0.0
-    abs: float = 0.0
-    source: str = ""
-
-    def allowed(self, x: float, exact: float) -> float:
-        """The largest error the bound allows at input x with exact value `exact` (float64 arithmetic)."""
-        import math as _m
-
-        a = abs(exact)
-        ulp = 2.0 ** (max(_m.frexp(a)[1] - 1, -126) - 23) if a > 0 else 2.0**-149
-        return max(self.abs, self.rel * a, (self.ulp + self.ulp_per_x * abs(x)) * ulp)
-
-
-@dataclass(frozen=True)
-class MathFunction:
-    """One function: its accurate and fast implementations, their bounds over `domain`, its fast PTX."""
-
-    name: str
-    accurate: str  # how the accurate form computes (a libdevice function, or a composition)
-    accurate_error: Bound
-    fast: str | None  # how the fast form computes (None: there is no fast form)
-    fast_error: Bound | None
-    fast_ptx: str | None  # an instruction the fast form's PTX shows
-    domain: tuple[float, float]  # inputs over which the bounds are stated and tested
-    log_spaced: bool = False  # test inputs spread log-uniformly over a positive domain
-    emit_accurate: Callable[[ir.Value], ir.Value] | None = None
-    emit_fast: Callable[[ir.Value], ir.Value] | None = None
 
 
 # --- emitters (f32 in, f32 out, at the current insertion point) ------------------------------------------
@@ -168,63 +131,37 @@ def _sigmoid_fast(x: ir.Value) -> ir.Value:
     return _rcp(arith.addf(_c(1.0), _ex2(arith.mulf(x, _c(-_LOG2E)))))
 
 
-# --- the table ---------------------------------------------------------------------------------------------
+# --- the implementations (the table of what they are and how accurate: cute_nvarch.math_functions) -----------
 
-_GUIDE = "CUDA C++ Programming Guide, mathematical functions"
-_DERIVED = "derived: the parts' bounds plus the roundings of the add and the division"
-
-
-def _fn(name: str, accurate: str, acc: Bound, fast: str | None, fast_err: Bound | None, ptx: str | None,
-        domain: tuple[float, float], emit_accurate: Callable, emit_fast: Callable | None,
-        log_spaced: bool = False) -> MathFunction:
-    return MathFunction(name, accurate, acc, fast, fast_err, ptx, domain, log_spaced, emit_accurate, emit_fast)
-
-
-FUNCTIONS: dict[str, MathFunction] = {f.name: f for f in (
-    _fn("exp", "libdevice __nv_expf", Bound(ulp=2, source=_GUIDE),
-        "ex2.approx.ftz(x * log2 e)", Bound(ulp=2, ulp_per_x=1.173, source=_GUIDE + " (__expf)"),
-        "ex2.approx.ftz.f32", (-87.0, 88.0), _libdevice("__nv_expf"), _exp_fast),
-    _fn("exp2", "libdevice __nv_exp2f", Bound(ulp=2, source=_GUIDE),
-        "ex2.approx.ftz(x)", Bound(ulp=2, source=_GUIDE + " (exp2f)"),
-        "ex2.approx.ftz.f32", (-125.0, 127.0), _libdevice("__nv_exp2f"), _ex2),
-    _fn("expm1", "libdevice __nv_expm1f", Bound(ulp=1, source=_GUIDE), None, None, None,
-        (-20.0, 20.0), _libdevice("__nv_expm1f"), None),
-    _fn("log", "libdevice __nv_logf", Bound(ulp=1, source=_GUIDE),
-        "lg2.approx.ftz(x) * ln 2", Bound(ulp=3, abs=2**-21.41, source=_GUIDE + " (__logf)"),
-        "lg2.approx.ftz.f32", (1e-30, 1e30), _libdevice("__nv_logf"), _log_fast, True),
-    _fn("log2", "libdevice __nv_log2f", Bound(ulp=1, source=_GUIDE),
-        "lg2.approx.ftz(x)", Bound(ulp=2, abs=2**-22, source=_GUIDE + " (__log2f)"),
-        "lg2.approx.ftz.f32", (1e-30, 1e30), _libdevice("__nv_log2f"), _lg2, True),
-    _fn("log1p", "libdevice __nv_log1pf", Bound(ulp=1, source=_GUIDE), None, None, None,
-        (-0.99, 100.0), _libdevice("__nv_log1pf"), None),
-    _fn("erf", "libdevice __nv_erff", Bound(ulp=2, source=_GUIDE), None, None, None,
-        (-5.0, 5.0), _libdevice("__nv_erff"), None),
-    _fn("tanh", "libdevice __nv_tanhf", Bound(ulp=2, source=_GUIDE),
-        "tanh.approx.f32 (inline PTX, sm_75+)", Bound(rel=2**-10.987, source="PTX ISA, tanh.approx.f32"),
-        "tanh.approx.f32", (-10.0, 10.0), _libdevice("__nv_tanhf"), _tanh_approx),
-    _fn("sigmoid", "1 / (1 + __nv_expf(-x)), IEEE division", Bound(ulp=3, source=_DERIVED),
-        "rcp.approx.ftz(1 + ex2.approx.ftz(-x * log2 e))", Bound(ulp=4, ulp_per_x=1.173, source=_DERIVED),
-        "rcp.approx.ftz.f32", (-20.0, 20.0), _sigmoid_accurate, _sigmoid_fast),
-    _fn("sqrt", "sqrt.rn.f32 (IEEE)", Bound(ulp=0.5, source="IEEE 754: correctly rounded"),
-        "sqrt.approx.ftz(x)", Bound(ulp=1, source=_GUIDE + " (sqrtf, -prec-sqrt=false)"),
-        "sqrt.approx.ftz.f32", (1e-30, 1e30), _intrinsic("llvm.nvvm.sqrt.rn.f"),
-        _intrinsic("llvm.nvvm.sqrt.approx.ftz.f"), True),
-    _fn("rsqrt", "libdevice __nv_rsqrtf", Bound(ulp=2, source=_GUIDE),
-        "rsqrt.approx.ftz(x)", Bound(ulp=2, source=_GUIDE + " (rsqrtf)"),
-        "rsqrt.approx.ftz.f32", (1e-30, 1e30), _libdevice("__nv_rsqrtf"),
-        _intrinsic("llvm.nvvm.rsqrt.approx.ftz.f"), True),
-    _fn("rcp", "libdevice __nv_frcp_rn (rcp.rn.f32)", Bound(ulp=0.5, source="IEEE 754: correctly rounded"),
-        "rcp.approx.ftz(x)", Bound(ulp=1, source=_GUIDE + " (1/x, -prec-div=false)"),
-        "rcp.approx.ftz.f32", (1e-30, 1e30), _libdevice("__nv_frcp_rn"), _rcp, True),
-    _fn("sin", "libdevice __nv_sinf", Bound(ulp=2, source=_GUIDE),
-        "sin.approx.ftz(x)", Bound(abs=2**-21.41, source=_GUIDE + " (__sinf, x in [-pi, pi])"),
-        "sin.approx.ftz.f32", (-3.14159, 3.14159), _libdevice("__nv_sinf"),
-        _intrinsic("llvm.nvvm.sin.approx.ftz.f")),
-    _fn("cos", "libdevice __nv_cosf", Bound(ulp=2, source=_GUIDE),
-        "cos.approx.ftz(x)", Bound(abs=2**-21.19, source=_GUIDE + " (__cosf, x in [-pi, pi])"),
-        "cos.approx.ftz.f32", (-3.14159, 3.14159), _libdevice("__nv_cosf"),
-        _intrinsic("llvm.nvvm.cos.approx.ftz.f")),
-)}
+ACCURATE: dict[str, Callable[[ir.Value], ir.Value]] = {
+    "exp": _libdevice("__nv_expf"),
+    "exp2": _libdevice("__nv_exp2f"),
+    "expm1": _libdevice("__nv_expm1f"),
+    "log": _libdevice("__nv_logf"),
+    "log2": _libdevice("__nv_log2f"),
+    "log1p": _libdevice("__nv_log1pf"),
+    "erf": _libdevice("__nv_erff"),
+    "tanh": _libdevice("__nv_tanhf"),
+    "sigmoid": _sigmoid_accurate,
+    "sqrt": _intrinsic("llvm.nvvm.sqrt.rn.f"),  # libdevice's __nv_sqrtf is sqrt.approx under default reflect
+    "rsqrt": _libdevice("__nv_rsqrtf"),
+    "rcp": _libdevice("__nv_frcp_rn"),
+    "sin": _libdevice("__nv_sinf"),
+    "cos": _libdevice("__nv_cosf"),
+}
+FAST: dict[str, Callable[[ir.Value], ir.Value]] = {
+    "exp": _exp_fast,
+    "exp2": _ex2,
+    "log": _log_fast,
+    "log2": _lg2,
+    "tanh": _tanh_approx,
+    "sigmoid": _sigmoid_fast,
+    "sqrt": _intrinsic("llvm.nvvm.sqrt.approx.ftz.f"),
+    "rsqrt": _intrinsic("llvm.nvvm.rsqrt.approx.ftz.f"),
+    "rcp": _rcp,
+    "sin": _intrinsic("llvm.nvvm.sin.approx.ftz.f"),
+    "cos": _intrinsic("llvm.nvvm.cos.approx.ftz.f"),
+}
 
 
 # --- application -------------------------------------------------------------------------------------------
@@ -240,15 +177,14 @@ def _scalar(f: Callable[[ir.Value], ir.Value], x: ir.Value, name: str) -> ir.Val
 
 
 def apply(name: str, x: object, *, fast: bool = False) -> object:
-    """FUNCTIONS[name] of x (an f32/f16/bf16 `ir.Value`, or a fragment's `Values`), accurate or fast."""
+    """The function `name` of x (an f32/f16/bf16 `ir.Value`, or a fragment's `Values`), accurate or fast."""
     from .tensor import Values
 
-    fn = FUNCTIONS.get(name)
-    if fn is None:
-        raise ValueError(f"cute_ir.math: unknown function {name!r}; one of {sorted(FUNCTIONS)}")
+    if name not in ACCURATE:
+        raise ValueError(f"cute_ir.math: unknown function {name!r}; one of {sorted(ACCURATE)}")
     if not isinstance(fast, bool):
         raise TypeError(f"cute_ir.math.{name}: fast must be a bool, got {fast!r}")
-    emit = fn.emit_fast if fast else fn.emit_accurate
+    emit = (FAST if fast else ACCURATE).get(name)
     if emit is None:
         raise ValueError(f"cute_ir.math.{name}: there is no fast form (PTX has no instruction for it); "
                          "use fast=False (libdevice)")
