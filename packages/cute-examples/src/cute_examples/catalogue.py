@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .elementwise_add.kernel import DTYPES, VARIANTS, compile_elementwise_add, elementwise_add_spec
+from .math_check import math_jobs
 from .report import KernelTable, artifact_location
 
 __all__ = ["LEGEND", "artifacts", "compile_catalogue", "jit_kernels", "jobs"]
@@ -15,6 +16,7 @@ __all__ = ["LEGEND", "artifacts", "compile_catalogue", "jit_kernels", "jobs"]
 LEGEND = (
     "elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",
     "transpose <dtype> <swizzled | naive> x/y: a<byte alignment>u<unit-stride mode> p<elements per 32-bit word>",
+    "math_check <accurate | fast>: every cute_ir.math function of the family (the math GPU test)",
 )
 
 Job = tuple[str, Callable[[], Any]]
@@ -69,7 +71,7 @@ def _jit(target: str) -> list[Job]:
 
 def jobs(target: str, *, gemm: bool = True) -> list[Job]:
     """(label, compile) for every example kernel on target; compile() gives the cute_ir Artifact (cached)."""
-    out = _elementwise(target) + _jit(target)
+    out = _elementwise(target) + _jit(target) + math_jobs(target)
     if gemm and target == "sm_90a":
         from .dense_gemm.aot import aot_configs
         from .dense_gemm.configs import gpu_test_configs
