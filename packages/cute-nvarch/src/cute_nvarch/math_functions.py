@@ -42,10 +42,10 @@ class Bound:
         return max(self.abs, self.rel * abs(exact), (self.ulp + self.ulp_per_x * abs(x)) * ulp_f32(exact))
 
     def text(self) -> str:
-        """The bound in words ("2 ulp", "rel 2^-10.99", "2 + 1.173|x| ulp; abs 2^-21.41")."""
+        """The bound in words ("2 ulp", "rel 2^-10.99", "2 + 1.173 abs(x) ulp", "3 ulp; abs 2^-21.41")."""
         parts = []
         if self.ulp or self.ulp_per_x:
-            u = f"{self.ulp:g}" + (f" + {self.ulp_per_x:g}|x|" if self.ulp_per_x else "")
+            u = f"{self.ulp:g}" + (f" + {self.ulp_per_x:g} abs(x)" if self.ulp_per_x else "")
             parts.append(f"{u} ulp")
         if self.rel:
             parts.append(f"rel 2^{math.log2(self.rel):.4g}")
