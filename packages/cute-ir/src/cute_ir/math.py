@@ -1,7 +1,7 @@
 """Math functions on float SSA values in kernels (exp, exp2, log, erf, tanh, sigmoid, sqrt, rsqrt, ...).
 
     from cute_ir import math as cm
-    y = cm.tanh(x)                  # accurate: libdevice's __nv_tanhf, inlined (2 ulp)
+    y = cm.tanh(x)                  # accurate: libdevice's __nv_tanhf, inlined
     y = cm.tanh(x, fast=True)       # fast: one tanh.approx.f32 (relative error 2**-10.987)
     v = cm.exp(frg.load())          # a fragment's Values, element by element
 
