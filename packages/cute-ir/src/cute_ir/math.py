@@ -54,7 +54,6 @@ __all__ = [
 
 _LOG2E = 1.4426950408889634  # log2(e)
 _LN2 = 0.6931471805599453  # ln(2)
-_FLOATS = ("f32", "f16", "bf16")
 
 
 # --- emitters (f32 in, f32 out, at the current insertion point) ------------------------------------------
@@ -188,11 +187,7 @@ def apply(name: str, x: object, *, fast: bool = False) -> object:
     if emit is None:
         raise ValueError(f"cute_ir.math.{name}: there is no fast form (PTX has no instruction for it); "
                          "use fast=False (libdevice)")
-    if isinstance(x, Values):
-        from .dtypes import numeric
-
-        if numeric(x.dtype).mlir_memory_type not in _FLOATS:
-            raise TypeError(f"cute_ir.math.{name}: Values must hold float32, float16 or bfloat16, got {x.dtype}")
+    if isinstance(x, Values):  # each element's type is checked like a scalar's
         return Values([_scalar(emit, v, name) for v in x.scalars()], x.dtype)
     if not isinstance(x, ir.Value):
         raise TypeError(
