@@ -11,7 +11,8 @@ dynamic shared-memory base live in `cute_ir.special`.
 Modules: values (Int/Bool SSA integers, const/as_value), control (if_/if_values/for_/while_), special
 (thread/block/cluster ids, elect, dynamic shared memory), types (integer and pointer types), kernel
 (KernelDef/Param/KernelBuilder), algebra (layout algebra on run-time values), tensor (pointer + layout
-tensors, fragments, predicated vector copies), stages (lower, to_ptx, to_cubin, compile), cache
+tensors, fragments, predicated vector copies), math (exp, erf, tanh, sigmoid, ... on float values: libdevice
+or PTX approximations), stages (lower, to_ptx, to_cubin, compile), cache
 (compile_kernel), bundle (write_bundle), hopper (Hopper builders).
 """
 
