@@ -61,6 +61,9 @@ def test_cpu_blocks_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     assert "pack 1: naive 32-way, swizzled 32 banks" in out
     assert "pack 2: naive 32-way, swizzled 32 banks" in out
     assert "registers" in out
+    assert "vector pack 4: naive 8-way, swizzled 8 unit groups" in out
+    assert "vector pack 8: naive 8-way, swizzled 8 unit groups" in out
+    assert "vector registers" in out
 
 
 @requires_gpu

@@ -16,6 +16,7 @@ __all__ = ["LEGEND", "artifacts", "compile_catalogue", "jit_kernels", "jobs"]
 LEGEND = (
     "elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",
     "transpose <dtype> <swizzled | naive> x/y: a<byte alignment>u<unit-stride mode> p<elements per 32-bit word>",
+    "transpose_vec <dtype> x/y: as transpose, p<elements per 16-byte unit> (the tutorial's vector step)",
     "math_check <accurate | fast>: every cute_ir.math function of the family (the math GPU test)",
 )
 
@@ -36,19 +37,20 @@ def _elementwise(target: str) -> list[Job]:
 def jit_kernels() -> dict[str, Any]:
     """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add)."""
     from .bench_jit import add
-    from .transpose import transpose
+    from .transpose import transpose, transpose_vec
 
-    return {k.name: k for k in (transpose, add)}
+    return {k.name: k for k in (transpose, transpose_vec, add)}
 
 
 def _jit(target: str) -> list[Job]:
-    """The tutorial transpose for every call of its GPU tests, tutorial, benchmark and ncu run (one job per
-    specialization), and the bench's add; other specializations compile where cute-ir is installed."""
+    """The tutorial transpose (and its vector step) for every call of its GPU tests, tutorial, benchmark and ncu
+    run (one job per specialization), and the bench's add; other specializations compile where cute-ir is
+    installed."""
     from cute_nvarch.kernel_spec import canonical_spec
     from cute_runtime import Placeholder
 
     from .bench_jit import add
-    from .transpose import pack_for, transpose
+    from .transpose import pack_for, transpose, transpose_vec, vector_pack_for
     from .transpose_cases import cases
 
     jobs, seen = [], set()
@@ -64,6 +66,15 @@ def _jit(target: str) -> list[Job]:
             xs, ys = (f"a{a['align']}u{a['unit']}" + ("" if a["index"] == 32 else "i64") for a in spec["args"][:2])
             jobs.append((f"transpose {case.dtype} {'swizzled' if swizzle else 'naive'} {xs}/{ys} p{pack}",
                          functools.partial(transpose.artifact, x, y, pack, swizzle, target=target)))
+        vpack = vector_pack_for(x, y)
+        if vpack is not None:
+            spec = transpose_vec.specialize(x, y, vpack)[0]
+            key = canonical_spec(spec)
+            if key not in seen:
+                seen.add(key)
+                xs, ys = (f"a{a['align']}u{a['unit']}" + ("" if a["index"] == 32 else "i64") for a in spec["args"][:2])
+                jobs.append((f"transpose_vec {case.dtype} {xs}/{ys} p{vpack}",
+                             functools.partial(transpose_vec.artifact, x, y, vpack, target=target)))
     ts = [Placeholder((4096,), "float32") for _ in range(3)]
     jobs.append(("add float32 (jit host-overhead bench)", functools.partial(add.artifact, *ts, target=target)))
     return jobs

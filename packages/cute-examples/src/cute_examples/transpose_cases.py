@@ -18,7 +18,8 @@ __all__ = ["DTYPES", "GUARD", "Case", "Matrix", "cases"]
 DTYPES = (Float32.canonical, Float16.canonical, BFloat16.canonical)
 GUARD = 4096  # elements of sentinel before and after a guarded output
 # exact-result shapes: single rows and columns, odd sizes, partial tiles in both directions
-SHAPES = [(1, 1), (1, 77), (65, 1), (31, 33), (64, 64), (129, 257), (1000, 3001), (4097, 130)]
+SHAPES = [(1, 1), (1, 77), (65, 1), (31, 33), (64, 64), (129, 257), (1000, 3001), (4097, 130),
+          (8, 8), (200, 136), (1032, 4104)]  # the last ones (and (64, 64)) have 16-byte rows: the vector step runs
 DYNAMIC_SHAPES = [(100, 200), (300, 64), (48, 400)]  # one specialization for all three (16-byte rows)
 VIEW_BASE = (300, 513)  # the views test slices a matrix of this shape
 
@@ -66,7 +67,10 @@ class Matrix:
 
 @dataclass(frozen=True)
 class Case:
-    """One call: x, y (its transpose's shape), dtype, the layouts to run (swizzled and/or naive)."""
+    """One call: x, y (its transpose's shape), dtype, the word layouts to run (swizzled and/or naive).
+
+    Where both matrices have 16-byte aligned addresses and rows, the vector step (`transpose_vec`) runs too.
+    """
 
     label: str
     x: Matrix
@@ -92,12 +96,15 @@ def cases() -> list[Case]:
                          ("padded rows", Matrix((m, n - 13), (n, 1))),
                          ("column-major", Matrix((n, m), (1, n)))):
             out.append(Case(label, x, Matrix((x.shape[1], x.shape[0])), dtype))
+        # 16-byte rows, extents that end inside a 16-byte unit: the vector step's element-predicated tails
+        out.append(Case("padded vector rows", Matrix((m, 510), (512, 1)), Matrix((510, m), (m + 4, 1)), dtype))
     for shape in DYNAMIC_SHAPES:
         out.append(Case(f"dynamic {shape}", *_contiguous(shape), Float32.canonical))
     out.append(Case("streams", *_contiguous((2048, 2048)), Float32.canonical))
     out.append(Case("dlpack", *_contiguous((100, 70)), Float32.canonical))
     for dtype in (Float32.canonical, Float16.canonical):
         out.append(Case("tutorial", *_contiguous((1000, 3001)), dtype))
+        out.append(Case("tutorial vector", *_contiguous((1000, 3000)), dtype))
         out.append(Case("bench", *_contiguous((16384, 16384)), dtype, (True, False)))
         out.append(Case("ncu", *_contiguous((4096, 4096)), dtype, (True, False)))
     return out
