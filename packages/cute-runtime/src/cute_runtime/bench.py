@@ -103,6 +103,20 @@ def _ctypes_launcher() -> Any:
     return fn
 
 
+def _extra_params(kernel: Kernel) -> tuple[int, Any]:
+    """The `extra` array (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END) of the kernel's packed parameter block: the
+    driver copies the block whole instead of one pointer per parameter (address, and what keeps it alive)."""
+    import ctypes
+
+    drv = kernel._drv
+    size = ctypes.c_size_t(kernel.layout.size)
+    arr = (ctypes.c_void_p * 5)(
+        drv.CU_LAUNCH_PARAM_BUFFER_POINTER, kernel._buffer.address, drv.CU_LAUNCH_PARAM_BUFFER_SIZE,
+        ctypes.addressof(size), drv.CU_LAUNCH_PARAM_END,
+    )
+    return ctypes.addressof(arr), (arr, size)
+
+
 def parser() -> Parser:
     """The command line of the launch benchmark."""
     p = Parser(prog="python -m cute_runtime.bench", description=__doc__,
@@ -139,7 +153,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     launch, launch_packed = kernel.launch, kernel.launch_packed
     grid3 = (grid, 1, 1)
     drv_launch, f, kp = kernel._launch_fn, kernel._f, kernel._buffer.kernel_params
+    drv_stream = kernel._drv.CUstream
     raw_launch, f_int, func = _ctypes_launcher(), int(kernel._f), kernel._func
+    extra, _keep = _extra_params(kernel)
+    c.fill_(float("nan"))
+    err = drv_launch(f, grid, 1, 1, 128, 1, 1, 0, raw_stream, 0, extra)[0]
+    torch.cuda.synchronize()
+    if err or not torch.equal(c, a + b):
+        print(f"FAILED: the launch with extra= gave {err!r} / a wrong result", file=sys.stderr)
+        return 1
     rows: list[tuple[str, Callable[[], Any]]] = [
         ("torch.add(a, b, out=c)", lambda: torch.add(a, b, out=c)),
         ("Kernel.launch(grid, a, b, c, n)", lambda: launch(grid, a, b, c, n)),
@@ -157,6 +179,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             "  cuLaunchKernel alone (ctypes)",
             lambda: raw_launch(f_int, grid, 1, 1, 128, 1, 1, 0, raw_stream, kp, None),
         ),
+        (
+            "  cuLaunchKernel alone (bindings, extra= block)",
+            lambda: drv_launch(f, grid, 1, 1, 128, 1, 1, 0, raw_stream, 0, extra),
+        ),
+        ("  cuda-bindings CUstream(raw)", lambda: drv_stream(raw_stream)),
         ("  packer alone (3 tensors + int)", lambda: kernel._pack(a, b, c, n)),
         ("  torch._C._cuda_getCurrentRawStream", lambda: get_raw(0)),
         ("  a.data_ptr()", lambda: a.data_ptr()),
