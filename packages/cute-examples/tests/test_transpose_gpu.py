@@ -17,17 +17,23 @@ def _by_label(prefix: str) -> list:
     return [c for c in cases() if c.label.startswith(prefix)]
 
 
-def _run(case, swizzle: bool = True, **kw: object) -> None:  # noqa: ANN001
-    """Transpose case.x into a poisoned case.y and compare with torch; guards (if any) keep their sentinel."""
+def _run(case, swizzle: bool = True, vector: bool = False, **kw: object) -> None:  # noqa: ANN001
+    """Transpose case.x into a poisoned case.y and compare with torch; guards (if any) keep their sentinel.
+
+    `vector`: through the tutorial's last step, transpose_vec_into (16-byte units where both matrices allow them,
+    test_vector_cases_take_the_vector_step says which cases do; 32-bit words otherwise)."""
     import torch
-    from cute_examples.transpose import transpose_into
+    from cute_examples.transpose import transpose_into, transpose_vec_into
 
     dtype = getattr(torch, case.dtype)
     x = case.x.make(dtype)
     buf = case.y.allocate(dtype, SENTINEL)
     y = case.y.view(buf)
     y.fill_(float("nan"))
-    transpose_into(x, y, swizzle=swizzle, **kw)
+    if vector:
+        transpose_vec_into(x, y, **kw)
+    else:
+        transpose_into(x, y, swizzle=swizzle, **kw)
     torch.cuda.synchronize()
     assert torch.equal(y, x.t())
     if case.y.offset:
@@ -36,16 +42,36 @@ def _run(case, swizzle: bool = True, **kw: object) -> None:  # noqa: ANN001
 
 @requires_gpu
 @pytest.mark.parametrize("case", _by_label("exact"), ids=lambda c: f"{c.dtype}-{c.x.shape[0]}x{c.x.shape[1]}")
-@pytest.mark.parametrize("swizzle", [True, False], ids=["swizzled", "naive"])
-def test_exact_with_guards(case, swizzle: bool) -> None:  # noqa: ANN001
-    _run(case, swizzle)
+@pytest.mark.parametrize("step", ["swizzled", "naive", "vector"])
+def test_exact_with_guards(case, step: str) -> None:  # noqa: ANN001
+    _run(case, swizzle=step != "naive", vector=step == "vector")
+
+
+VIEWS = ("misaligned view", "padded rows", "column-major", "padded vector rows")
 
 
 @requires_gpu
-@pytest.mark.parametrize("case", [c for c in cases() if c.label in ("misaligned view", "padded rows", "column-major")],
-                         ids=lambda c: f"{c.dtype}-{c.label}")
-def test_views(case) -> None:  # noqa: ANN001
-    _run(case)
+@pytest.mark.parametrize("case", [c for c in cases() if c.label in VIEWS], ids=lambda c: f"{c.dtype}-{c.label}")
+@pytest.mark.parametrize("vector", [False, True], ids=["words", "vector"])
+def test_views(case, vector: bool) -> None:  # noqa: ANN001
+    _run(case, vector=vector)
+
+
+def test_vector_cases_take_the_vector_step() -> None:
+    """16-byte units (4 float32 / 8 16-bit elements) exactly for the cases whose matrices have 16-byte rows."""
+    from cute_examples.transpose import UNIT, vector_pack_for
+
+    vector = {(c.label, c.dtype, c.x.shape) for c in cases() if c.x.shape[0] * c.x.shape[1]
+              and vector_pack_for(c.x.placeholder(c.dtype), c.y.placeholder(c.dtype)) is not None}
+    expected = set()
+    for c in cases():
+        nbytes = 4 if c.dtype == "float32" else 2
+        rows_ok = all(m.stride[1] == 1 and m.stride[0] * nbytes % UNIT == 0 for m in (c.x, c.y))
+        if rows_ok and c.x.offset * nbytes % UNIT == 0 and c.y.offset * nbytes % UNIT == 0:
+            expected.add((c.label, c.dtype, c.x.shape))
+    assert vector == expected
+    for label in ("exact (200, 136)", "exact (1032, 4104)", "padded vector rows", "bench", "tutorial vector"):
+        assert any(v[0] == label for v in vector), label
 
 
 @requires_gpu
@@ -137,7 +163,7 @@ def test_fast_path_rotating_buffers() -> None:
 def test_placeholders_specialize_like_the_tensors() -> None:
     """The catalogue's placeholders give the specs the real matrices give (so the bundle holds them)."""
     import torch
-    from cute_examples.transpose import pack_for, transpose
+    from cute_examples.transpose import pack_for, transpose, transpose_vec, vector_pack_for
 
     for case in cases():
         dtype = getattr(torch, case.dtype)
@@ -146,5 +172,9 @@ def test_placeholders_specialize_like_the_tensors() -> None:
         assert pack_for(x, y) == pack_for(px, py), case
         pack = pack_for(x, y)
         assert transpose.specialize(x, y, pack, True)[0] == transpose.specialize(px, py, pack, True)[0], case
+        vpack = vector_pack_for(x, y)
+        assert vpack == vector_pack_for(px, py), case
+        if vpack is not None:
+            assert transpose_vec.specialize(x, y, vpack)[0] == transpose_vec.specialize(px, py, vpack)[0], case
         del x, y
         torch.cuda.empty_cache()

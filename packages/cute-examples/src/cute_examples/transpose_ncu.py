@@ -1,7 +1,8 @@
-"""`python -m cute_examples.transpose_ncu`: run the tutorial transpose, swizzled and naive, for Nsight Compute.
+"""`python -m cute_examples.transpose_ncu`: run every tutorial transpose step for Nsight Compute.
 
-Each variant (float32 and float16; swizzled and naive) runs twice on a 4096 x 4096 matrix after one warm-up;
-the kernel names (`transpose_<spec digest>`) are printed with their variant. Profile the shared-memory bank
+Each step (naive, swizzled, vector; float32 and float16) runs three times on the "ncu" matrices of
+transpose_cases (4096 x 4096); the kernel names (`transpose_<spec digest>`, `transpose_vec_<spec digest>`) are
+printed with their step and configuration. Profile the shared-memory bank
 conflicts with:
 
     ncu --kernel-name regex:transpose_ --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
@@ -15,11 +16,12 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run every variant; print each kernel name with its dtype and layout."""
+    """Run every tutorial step; print each kernel name with its dtype, step and configuration."""
     import torch
     from cute_nvarch.jit_spec import entry_symbol
 
-    from .transpose import TILE, pack_for, transpose
+    from .bench_transpose import steps
+    from .transpose_cases import cases
 
     if argv:
         print(f"usage: python -m cute_examples.transpose_ncu (no arguments), got {argv}", file=sys.stderr)
@@ -27,20 +29,18 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         print("transpose_ncu: no CUDA device; run it on a GPU host under ncu", file=sys.stderr)
         return 1
-    side = 4096
-    for dtype in (torch.float32, torch.float16):
-        x = torch.randn(side, side, device="cuda").to(dtype)
-        y = torch.empty_like(x)
-        pack = pack_for(x, y)
-        grid = (side // (TILE * pack), side // (TILE * pack))
-        for swizzle in (True, False):
+    for case in cases():
+        if case.label != "ncu":
+            continue
+        x = case.x.make(getattr(torch, case.dtype))
+        y = torch.empty(case.y.shape, device="cuda", dtype=x.dtype)
+        for name, config, launch in steps(x, y):
             for _ in range(3):
-                transpose(x, y, pack, swizzle, grid=grid)
+                launch()
             torch.cuda.synchronize()
             assert torch.equal(y, x.t())
-            spec = transpose.specialize(x, y, pack, swizzle)[0]
-            print(f"{entry_symbol(spec)}: {str(dtype).removeprefix('torch.')}, "
-                  f"{'swizzled' if swizzle else 'naive'} shared tile")
+            spec = launch.func.specialize(*launch.args)[0]
+            print(f"{entry_symbol(spec)}: {case.dtype}, {name}: {config}")
     return 0
 
 
