@@ -3,7 +3,8 @@
 Sections: elementwise add bandwidth (ours, torch.add, a device-to-device copy), compile and launch costs, the
 dense GEMM table (ours against torch.matmul) where that kernel is available, the compile-cache hit in a new
 process (`cache`, the one section that needs no GPU), the host time per call of a JIT kernel against torch.add
-with its breakdown (`jit`) and the tutorial transpose against x.t().contiguous() and a copy (`transpose`).
+with its breakdown (`jit`) and every step of the tutorial transpose against x.t().contiguous() and a copy
+(`transpose`).
 Kernels come from an AOT bundle (`--bundle DIR` or
 CUTE_BUNDLE_DIR) or from cute-ir's compile cache.
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 from cute_nvarch.numeric import BFloat16, Float32
 
-from . import bench_jit
+from . import bench_jit, bench_transpose
 from .cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
 from .report import GPU_HOST_BENCH, no_gpu_ending
 
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         "gemm": lambda: bench_gemm(args.iterations),
         "cache": bench_cache_hits,
         "jit": lambda: bench_jit.bench_jit_host(),
-        "transpose": lambda: bench_jit.bench_transpose(args.iterations),
+        "transpose": lambda: bench_transpose.bench_transpose(args.iterations),
     }
     device = torch.cuda.get_device_name() if gpu else "none (CPU sections only)"
     print(f"device: {device}  date: {time.strftime('%Y-%m-%d')}")
