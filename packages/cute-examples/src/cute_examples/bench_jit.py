@@ -1,9 +1,7 @@
-"""Benchmark sections of JIT kernels: host time per call (`jit`) and the tutorial transpose (`transpose`).
+"""Benchmark section `jit`: host time per call of a JIT kernel (bench_transpose has the tutorial transpose).
 
 `jit`: a JIT add kernel with three torch tensors called through the public call (key, lookup, pack, driver),
 alternating with `torch.add(a, b, out=c)` in blocks over 8+ rotated buffer sets, and the breakdown of our call.
-`transpose`: GB/s of the tutorial kernel (swizzled and naive) beside `x.t().contiguous()` and a device-to-device
-copy of the same bytes, at 16384 x 16384 for float32 and float16.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from typing import Any
 
 from cute_runtime import Tensor, kernel
 
-__all__ = ["add", "bench_jit_host", "bench_transpose"]
+__all__ = ["add", "bench_jit_host"]
 
 BLOCK = 128
 
@@ -145,41 +143,3 @@ def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int 
         f"getter {t['stream']:.2f}; the loop's rotation {t['rotation']:.2f}; the call's remainder (ours - key - "
         f"lookup - plan, rotation counted once: instance call, argument passing) {rest:.2f}",
     ]
-
-
-def _transpose_row(dtype: Any, side: int, iterations: int) -> str:
-    import torch
-
-    from .timing import interleaved_median_ms
-    from .transpose import TILE, pack_for, transpose, transpose_into
-
-    x = torch.randn(side, side, device="cuda").to(dtype)
-    y = torch.full((side, side), float("nan"), device="cuda", dtype=dtype)
-    transpose_into(x, y)
-    torch.cuda.synchronize()
-    if not torch.equal(y, x.t().contiguous()):
-        raise AssertionError(f"transpose {dtype}: result differs from torch")
-    pack = pack_for(x, y)
-    step = TILE * pack
-    grid = (-(-side // step), -(-side // step))
-    ours, naive, peer, cp = interleaved_median_ms(
-        [lambda: transpose(x, y, pack, True, grid=grid), lambda: transpose(x, y, pack, False, grid=grid),
-         lambda: x.t().contiguous(), lambda: y.copy_(x)],
-        iterations=iterations,
-    )
-    nbytes = 2 * x.numel() * x.element_size()
-    g = [nbytes / t / 1e6 for t in (ours, naive, peer, cp)]
-    name = str(dtype).removeprefix("torch.")
-    return f"{name:9} {side:>5}x{side:<5} {g[0]:10.1f} {g[1]:8.1f} {g[2]:10.1f} {g[3]:10.1f} {g[0] / g[3]:8.1%}"
-
-
-def bench_transpose(iterations: int, side: int = 16384) -> list[str]:
-    """GB/s of the tutorial transpose (swizzled, naive), x.t().contiguous() and a D2D copy of the same bytes."""
-    import torch
-
-    rows = [f"{'dtype':9} {'size':>11} {'ours GB/s':>10} {'naive':>8} {'torch .t()':>10} {'copy GB/s':>10} "
-            f"{'ours/copy':>9}"]
-    for dtype in (torch.float32, torch.float16):
-        rows.append(_transpose_row(dtype, side, iterations))
-        torch.cuda.empty_cache()
-    return rows
