@@ -15,7 +15,7 @@ def guard(name, *a, **k):
     return real(name, *a, **k)
 builtins.__import__ = guard
 from cute_examples.dense_gemm.aot import aot_configs
-from cute_examples.dense_gemm.host import gemm  # noqa: F401
+from cute_examples.dense_gemm.launch_plan import gemm  # noqa: F401
 from cute_examples.dense_gemm.plan import tma_boxes
 cfg = aot_configs()[0]
 a, b, c = tma_boxes(cfg)

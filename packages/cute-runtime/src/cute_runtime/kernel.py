@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from cute_nvarch.entry import KernelEntry
@@ -438,6 +438,45 @@ class Kernel:
             int(err),
             getattr(err, "name", ""),
         )
+
+    def bound_launch(self, grid: Any, params: ParamBuffer) -> Callable[[int], None]:
+        """A launcher of this kernel with a fixed grid and parameter block, called with a raw stream handle.
+
+        Everything but the stream is set up once (a cluster kernel gets its own CUlaunchConfig), so a caller
+        that re-launches one configuration (a GEMM launch plan) pays for the driver call only. The block's
+        bytes are read at each call (the caller may rewrite them between calls); unchecked, one thread.
+        """
+        self.load()
+        grid3 = _grid3(grid)
+        drv, f, block, smem, kp = self._drv, self._f, self.block, self.dynamic_smem, params.kernel_params
+        if self._config is None:
+            cu = self._launch_fn
+            gx, gy, gz = grid3
+            bx, by, bz = block
+
+            def launch(stream: int) -> None:
+                err = cu(f, gx, gy, gz, bx, by, bz, smem, stream, kp, 0)[0]
+                if err:
+                    self._launch_failed(err, grid3, block, smem, stream, params)
+
+            return launch
+        cx, cy, cz = self.cluster
+        if grid3[0] % cx or grid3[1] % cy or grid3[2] % cz:
+            raise ValueError(f"kernel {self.name!r}: grid {grid3} is not a multiple of its cluster {self.cluster}")
+        config = self._cluster_config(drv, self.device)
+        config.gridDimX, config.gridDimY, config.gridDimZ = grid3
+        last = [None]
+        launch_ex, cu_stream = drv.cuLaunchKernelEx, drv.CUstream
+
+        def launch_cluster(stream: int) -> None:
+            if stream != last[0]:
+                config.hStream = cu_stream(stream)
+                last[0] = stream
+            err = launch_ex(config, f, kp, 0)[0]
+            if err:
+                self._launch_failed(err, grid3, block, smem, stream, params, cluster=True)
+
+        return launch_cluster
 
     def launch_packed(
         self, grid: tuple[int, int, int], stream: int = 0, params: ParamBuffer | None = None

@@ -12,7 +12,8 @@
 from __future__ import annotations
 
 from .choice import GemmShape
-from .host import choose_config, compile_gemm, gemm, launch_gemm, problem_of, tensor_maps
+from .host import choose_config, compile_gemm, launch_gemm, problem_of, tensor_maps
+from .launch_plan import gemm
 from .spec import VARIANTS, GemmConfig
 
 __all__ = [

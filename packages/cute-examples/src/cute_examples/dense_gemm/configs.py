@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMERLY_FAILING",
+    "any_shape_configs",
     "RANDOM_PROBLEM_COUNT",
     "RANDOM_PROBLEM_SEED",
     "CompileResult",
@@ -208,16 +209,30 @@ def random_problem_configs() -> list[GemmConfig]:
 
 
 def gpu_test_configs() -> list[GemmConfig]:
-    """Every config the multicast-split and random-problem GPU tests launch (for the AOT bundle)."""
+    """Every config the multicast-split, random-problem and any-shape GPU tests launch (for the AOT bundle)."""
     seen: dict[str, GemmConfig] = {}
     for cfg in multicast_split_configs():
         seen.setdefault(cfg.name, cfg)
         # gemm() stages an M-major C whose M ends inside a 16-byte chunk through an N-major scratch buffer
         staged = dataclasses.replace(cfg, c_major="n")
         seen.setdefault(staged.name, staged)
-    for cfg in random_problem_configs():
+    for cfg in random_problem_configs() + any_shape_configs():
         seen.setdefault(cfg.name, cfg)
     return list(seen.values())
+
+
+def any_shape_configs() -> list[GemmConfig]:
+    """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging) on 132- and 114-SM GPUs."""
+    from .any_shape_cases import ANY_SHAPE_CASES, case_layouts
+    from .aot import BENCH_NUM_SMS
+    from .host import choose_config
+    from .launch_plan import staged_problem
+
+    out = []
+    for case in ANY_SHAPE_CASES:
+        problem = staged_problem(*case_layouts(case))
+        out += [choose_config(problem, num_sms=sms) for sms in BENCH_NUM_SMS]
+    return out
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,11 @@
-"""Host side of the Hopper GEMM: argument checks, TMA descriptors, tile/cluster choice, launch, and `gemm()`.
+"""Host side of the Hopper GEMM: operand geometry, TMA descriptors, tile/cluster choice and launch.
 
-`gemm(a, b, out=None, ...)` computes `out = a @ b` (batched when a and b are 3-D) on CUDA torch tensors:
-a is (M, K) or (L, M, K), b is (K, N) or (L, K, N), out is (M, N) or (L, M, N). Each operand may be
-row- or column-major in its last two modes (A: "k" or "m" major, B: "n" or "k" major, C: "n" or "m");
-the kernel is compiled once per configuration (memory -> AOT bundle -> cute-ir's cache -> build).
-
-TMA's 16-byte rule binds strides and base addresses, not extents: every non-unit stride (in bytes) and the
-base address of each tensor must be multiples of 16, else `ValueError` names the tensor and the stride.
-Strides of extent-1 modes do not matter (they are never followed) and are replaced by legal values.
-With `out=None` the output is allocated with a padded leading dimension when N*bytes is not a multiple
-of 16 (the returned tensor is a view of the padded storage).
+`problem_of(a, b, out)` checks three operands the kernel can read as they are: a is (M, K) or (L, M, K),
+b (K, N) or (L, K, N), out (M, N) or (L, M, N); each row- or column-major in its last two modes (A: "k" or
+"m" major, B: "n" or "k" major, C: "n" or "m"). TMA's 16-byte rule binds strides and base addresses, not
+extents: every non-unit stride (in bytes) and the base address must be multiples of 16, else `ValueError`
+names the tensor and the stride. Modes of extent 1 count as unit-stride (their strides are never followed).
+`gemm()` (`launch_plan`) stages operands that break these rules through padded copies.
 """
 
 from __future__ import annotations
@@ -18,13 +14,12 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype, runs_on
+from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype
 
 __all__ = [
     "GemmProblem",
     "choose_config",
     "compile_gemm",
-    "gemm",
     "launch_gemm",
     "problem_of",
     "tensor_maps",
@@ -78,18 +73,29 @@ def _as3(t: Any, what: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]
 
 
 def _operand(t: Any, what: str, unit_first: str, unit_second: str) -> tuple[_Operand, str]:
-    """Geometry of `t` and which of its two matrix modes is contiguous (named unit_first / unit_second)."""
+    """Geometry of `t` and which of its two matrix modes is contiguous (named unit_first / unit_second).
+
+    A mode of extent 1 counts as unit-stride (its stride is never followed); of the candidate majors the
+    first that TMA can read is taken (ValueError, naming the rule, when none can).
+    """
     (nb, r, c), (sb, sr, sc) = _as3(t, what)
     dtype = _dtype_of(t, what)
-    if sc == 1 or (c == 1 and sr != 1):
-        major = unit_second
-    elif sr == 1:
-        major = unit_first
-    else:
+    op = _Operand(what, r, c, nb, sr, sc, sb, t.data_ptr(), dtype)
+    candidates = [(major, side) for major, side, unit in ((unit_second, "cols", sc == 1 or c == 1),
+                                                          (unit_first, "rows", sr == 1 or r == 1)) if unit]
+    if not candidates:
         raise ValueError(
             f"{what} must have a unit stride in one of its last two modes, got strides {t.stride()}"
         )
-    return _Operand(what, r, c, nb, sr, sc, sb, t.data_ptr(), dtype), major
+    error = None
+    for major, side in candidates:
+        try:
+            _legal_strides(op, side)
+        except ValueError as exc:
+            error = error or exc
+            continue
+        return op, major
+    raise error
 
 
 def _legal_strides(op: _Operand, contiguous: str) -> tuple[int, int]:
@@ -286,93 +292,6 @@ def launch_gemm(
     grid, raster_n, swz = schedule(problem, cfg, num_sms, raster_along_n, swizzle_log)
     p = problem
     kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, stream=stream)
-
-
-def _alloc_out(a: Any, m: int, n: int, l: int, dtype: str, batched: bool) -> Any:
-    import torch
-
-    e = DTYPE_BYTES[dtype]
-    ld = -(-n * e // 16) * 16 // e
-    from ..torch_types import torch_dtype
-
-    storage = torch.empty((l, m, ld), dtype=torch_dtype(dtype), device=a.device)
-    view = storage[:, :, :n]
-    return view if batched else view[0]
-
-
-def gemm(
-    a: Any,
-    b: Any,
-    out: Any = None,
-    *,
-    c_dtype: object = None,
-    acc_dtype: object = "float32",
-    tile_shape_mnk: tuple[int, int, int] | None = None,
-    cluster_shape_mn: tuple[int, int] | None = None,
-    variant: str | None = None,
-    stream: Any = None,
-) -> Any:
-    """`out = a @ b` on CUDA torch tensors with the Hopper warp-specialized persistent kernel; returns out.
-
-    Without tile, cluster and variant a `--tune` result for this shape and device is used when there is
-    one; else `choose_config` decides (variant "fast" unless given).
-    """
-    from cute_runtime import device_properties
-
-    from .._compiled import kernel_for
-
-    if a.dim() != b.dim() or a.dim() not in (2, 3):
-        raise ValueError(f"a and b must both be 2-D or both 3-D, got {a.dim()}-D and {b.dim()}-D")
-    batched = a.dim() == 3
-    if out is None:
-        cd = canonical_dtype(str(a.dtype) if c_dtype is None else c_dtype, "c_dtype")
-        m, n = a.shape[-2], b.shape[-1]
-        l = a.shape[0] if batched else 1
-        out = _alloc_out(a, m, n, l, cd, batched)
-    elif c_dtype is not None and canonical_dtype(c_dtype, "c_dtype") != _dtype_of(out, "out"):
-        raise ValueError(f"c_dtype {c_dtype} differs from out.dtype {out.dtype}")
-    problem = problem_of(a, b, out)
-    props = device_properties(a.device.index or 0)
-    cc = tuple(props.compute_capability)
-    if not runs_on(cc):
-        raise ValueError(f"the Hopper GEMM needs a compute capability 9.0 GPU, got {cc[0]}.{cc[1]}")
-    num_sms = props.sm_count
-    acc = canonical_dtype(acc_dtype, "acc_dtype")
-    tuned = None
-    if tile_shape_mnk is None and cluster_shape_mn is None and variant is None:
-        from .tune_cache import lookup_tuned
-
-        tuned = lookup_tuned(problem, acc, props.name)
-    if tuned is not None:
-        cfg, order = tuned.config, (tuned.raster_along_n, tuned.swizzle_log)
-    else:
-        cfg = choose_config(problem, acc, tile_shape_mnk, cluster_shape_mn, num_sms, variant or "fast")
-        order = (None, None)
-    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
-    if _store_spills_past(problem):
-        # TMA stores write whole 16-byte chunks at the end of C's contiguous mode (seen on an H200: zeros in
-        # the padding columns of out's rows). Keep those writes inside our own padded scratch, then copy.
-        scratch = _alloc_out(a, problem.m, problem.n, problem.l, problem.c_dtype, batched)
-        staged = problem_of(a, b, scratch)
-        cfg = choose_config(staged, acc, tile_shape_mnk, cluster_shape_mn, num_sms, variant or "fast")
-        kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
-        launch_gemm(kernel, staged, cfg, num_sms, stream, *order)
-        _copy_on(stream, out, scratch)
-        return out
-    launch_gemm(kernel, problem, cfg, num_sms, stream, *order)
-    return out
-
-
-def _copy_on(stream: Any, dst: Any, src: Any) -> None:
-    """dst.copy_(src) ordered after the kernel: on `stream` (a torch stream or raw handle), else torch's current."""
-    import torch
-
-    if stream is None:
-        dst.copy_(src)
-        return
-    s = torch.cuda.ExternalStream(stream) if isinstance(stream, int) else stream
-    with torch.cuda.stream(s):
-        dst.copy_(src)
 
 
 def _store_spills_past(problem: GemmProblem) -> bool:

@@ -1,6 +1,7 @@
 """The GEMM tune cache: the fastest measured configuration per shape, dtypes, majors and device name.
 
-`tune.tune` writes it; `gemm()` reads it (`lookup_tuned`) when no tile or cluster is given. The JSON file lives
+`tune.tune` writes it; `gemm()` reads it once per process (`lookup_tuned_once`, on a launch-plan miss)
+when no tile or cluster is given. The JSON file lives
 at `cute_examples.config.tune_cache_path()` (in the user's cache directory); its format:
 `{"format": "cute-gemm-tune", "version": 1, "entries": {KEY: {"spec": ..., "raster_along_n": r,
 "swizzle_log": s, "us": t}}}` with KEY = `tune_key(...)`.
@@ -16,7 +17,7 @@ from typing import Any
 
 from .spec import GemmConfig
 
-__all__ = ["TunedChoice", "load_tune_cache", "lookup_tuned", "store_tuned", "tune_key"]
+__all__ = ["TunedChoice", "load_tune_cache", "lookup_tuned", "lookup_tuned_once", "store_tuned", "tune_key"]
 
 _FORMAT = "cute-gemm-tune"
 _VERSION = 1
@@ -77,7 +78,23 @@ def load_tune_cache(path: str | None = None) -> dict[str, dict]:
 
 def lookup_tuned(shape: Any, acc_dtype: str, device_name: str, path: str | None = None) -> TunedChoice | None:
     """The tuned choice for this shape on this device, or None."""
-    entry = load_tune_cache(path).get(tune_key(shape, acc_dtype, device_name))
+    return _choice(load_tune_cache(path).get(tune_key(shape, acc_dtype, device_name)))
+
+
+# path -> entries as read by the first lookup_tuned_once of this process (store_tuned drops its path)
+_once: dict[str, dict[str, dict]] = {}
+
+
+def lookup_tuned_once(shape: Any, acc_dtype: str, device_name: str) -> TunedChoice | None:
+    """`lookup_tuned` on the default file, read once per process (gemm()'s plan misses; no file access after)."""
+    p = _path(None)
+    entries = _once.get(p)
+    if entries is None:
+        entries = _once[p] = load_tune_cache(p)
+    return _choice(entries.get(tune_key(shape, acc_dtype, device_name)))
+
+
+def _choice(entry: dict | None) -> TunedChoice | None:
     if entry is None:
         return None
     cfg = GemmConfig.from_spec(entry["spec"])
@@ -103,6 +120,7 @@ def store_tuned(
             data = {"format": _FORMAT, "version": _VERSION, "entries": entries}
             json.dump(data, f, indent=1, sort_keys=True)
         os.replace(tmp, p)
+        _once.pop(p, None)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

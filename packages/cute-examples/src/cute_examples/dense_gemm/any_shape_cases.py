@@ -1,0 +1,73 @@
+"""Operand geometries that TMA cannot read as they are, which gemm() runs through its staging (GPU tests, bundle).
+
+Each case gives a, b and out as (shape, strides, storage offset) views of flat buffers (elements), so the GPU
+test builds them with `as_strided` inside guarded buffers and the AOT catalogue sees the same geometry
+(`case_layouts`) to list the configs gemm() picks for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ANY_SHAPE_CASES", "AnyShapeCase", "View", "case_layouts"]
+
+
+@dataclass(frozen=True)
+class View:
+    """A strided view of a flat buffer: shape, strides and offset in elements."""
+
+    shape: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int = 0
+
+    @property
+    def extent(self) -> int:
+        """Elements of the buffer the view reaches (offset included)."""
+        return self.offset + sum((n - 1) * s for n, s in zip(self.shape, self.stride, strict=True)) + 1
+
+
+@dataclass(frozen=True)
+class AnyShapeCase:
+    """One gemm() call: a name, the input dtype and the three views (out in the input dtype)."""
+
+    name: str
+    dtype: str
+    a: View
+    b: View
+    out: View
+
+
+def _row(*shape: int, ld: int | None = None, offset: int = 0) -> View:
+    """A row-major (batched) matrix view with leading dimension ld (default: dense)."""
+    *lead, r, c = shape
+    ld = c if ld is None else ld
+    return View(shape, ((r * ld,) if lead else ()) + (ld, 1), offset)
+
+
+ANY_SHAPE_CASES = (
+    AnyShapeCase("k127", "float16", _row(200, 127), _row(127, 256), _row(200, 256)),
+    AnyShapeCase("n1001", "float16", _row(130, 64), _row(64, 1001), _row(130, 1001)),
+    AnyShapeCase("n1001_bf16", "bfloat16", _row(130, 64), _row(64, 1001), _row(130, 1001)),
+    AnyShapeCase("m999_m_major", "float16", View((999, 64), (1, 999)), _row(64, 128), View((999, 128), (1, 999))),
+    AnyShapeCase("broadcast_b", "float16", _row(3, 128, 64), View((3, 64, 96), (0, 96, 1)), _row(3, 128, 96)),
+    AnyShapeCase("m1", "float16", _row(1, 64), _row(64, 128), _row(1, 128)),
+    AnyShapeCase("k1", "float16", View((64, 1), (1, 1)), _row(1, 128), _row(64, 128)),
+    AnyShapeCase("n1", "float16", _row(64, 72), View((72, 1), (1, 1)), View((64, 1), (1, 1))),
+    AnyShapeCase("no_unit_stride", "float16", View((128, 64), (256, 2)), View((64, 96), (192, 2)),
+                 View((128, 96), (192, 2))),
+    AnyShapeCase("misaligned_a", "float16", _row(128, 64, offset=1), _row(64, 128), _row(128, 128)),
+    AnyShapeCase("batch_stride_odd", "float16", View((2, 64, 72), (64 * 72 + 3, 72, 1)), _row(2, 72, 64),
+                 _row(2, 64, 64)),
+)
+
+
+def case_layouts(case: AnyShapeCase, base: int = 1 << 20) -> tuple[Any, Any, Any]:
+    """The case's a, b, out as `launch_plan.Layout`s (geometry only) at 16-byte-aligned buffer bases."""
+    from ..torch_types import torch_dtype
+    from .launch_plan import Layout
+    from .spec import DTYPE_BYTES
+
+    e = DTYPE_BYTES[case.dtype]
+    dt = torch_dtype(case.dtype)
+    return tuple(Layout(v.shape, v.stride, dt, base + v.offset * e) for v in (case.a, case.b, case.out))

@@ -1,0 +1,338 @@
+"""gemm()'s launch plans: what shapes, strides, dtypes, device and address alignment decide, built once.
+
+`plan_key(...)` is the key: the options, and per operand its shape, strides, dtype, device and whether its
+address is 16-byte aligned (so a rotated buffer of the same geometry hits). A miss checks the problem,
+decides staging, picks the config (the tuned table, read once per process, else the cost model), loads the
+kernel for the tensors' device, schedules the grid, encodes the three TMA descriptors into a parameter block
+of the plan's own and builds the launch (a cluster kernel's launch config included). A hit does the overlap
+check, re-points the descriptors (`cuTensorMapReplaceAddress` on the `CUtensorMap` that lives in the
+plan's parameter block, so there is nothing to copy) and makes one driver call. Plans are per thread.
+
+Any shape and stride: an operand TMA cannot read as it is (a leading dimension or batch stride that is not
+a multiple of 16 bytes, K = 127 or N = 1001 in fp16; a stride-0 broadcast batch; no unit stride; a base
+address off 16 bytes) is staged through a padded copy (A K-major, B and C N-major, the leading dimension
+rounded up to 16 bytes; C is computed there and copied out). The extra cost is one copy of that operand
+(`bench.host_rows` measures it). Extents of 0 give an empty result (K = 0: zeros) without a launch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cute_runtime.stream import current_stream, stream_handle
+
+from .host import _as3, _dtype_of, _operand, _store_spills_past, choose_config, problem_of, schedule, tensor_maps
+from .spec import AB_DTYPES, DTYPE_BYTES, canonical_dtype, runs_on
+
+__all__ = ["GemmPlan", "Layout", "PlanCache", "gemm", "plan_key", "plans", "staged_layouts", "staged_problem"]
+
+
+def plan_key(a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, options: tuple) -> tuple:
+    """The launch-plan key: options and each operand's shape, strides, dtype, device and 16-byte alignment."""
+    return (
+        options,
+        a.shape, a.stride(), a.dtype, a.device, not pa & 15,
+        b.shape, b.stride(), b.dtype, b.device, not pb & 15,
+        None if out is None else (out.shape, out.stride(), out.dtype, out.device, not pc & 15),
+    )
+
+
+class Layout:
+    """A tensor's geometry without its data (shape, strides, dtype, address), as `problem_of` reads it."""
+
+    is_cuda = True
+
+    def __init__(self, shape: tuple[int, ...], stride: tuple[int, ...], dtype: Any, address: int) -> None:
+        self.shape, self._stride, self.dtype, self._address = tuple(shape), tuple(stride), dtype, address
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+    def stride(self) -> tuple[int, ...]:
+        return self._stride
+
+    def data_ptr(self) -> int:
+        return self._address
+
+
+def padded(shape: tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(storage shape, view strides) of a row-major copy of `shape` with its rows padded to 16 bytes."""
+    e = DTYPE_BYTES[canonical_dtype(str(dtype))]
+    *lead, rows, cols = shape
+    ld = -(-cols * e // 16) * 16 // e
+    strides = (rows * ld, ld, 1) if lead else (ld, 1)
+    return (*lead, rows, ld), strides
+
+
+def _readable(t: Any, what: str, unit_first: str, unit_second: str) -> bool:
+    try:
+        _operand(t, what, unit_first, unit_second)
+    except ValueError:
+        return False
+    return True
+
+
+def staged_layouts(a: Any, b: Any, out: Any | None, c_dtype: Any) -> tuple[Any, Any, Any, tuple[bool, bool, bool]]:
+    """The operands the kernel reads (the tensors, or `Layout`s of their padded copies) and which are staged.
+
+    `out=None` is gemm()'s own padded allocation (its padding may take TMA's whole-chunk stores).
+    """
+    def copy_of(t: Any, dtype: Any) -> Layout:
+        # the descriptor is encoded once with this address and re-pointed at the copy before every launch
+        return Layout(t.shape, padded(tuple(t.shape), dtype)[1], dtype, t.data_ptr() & ~15 or 16)
+
+    stage_a = not _readable(a, "a", "m", "k")
+    stage_b = not _readable(b, "b", "k", "n")
+    ta = copy_of(a, a.dtype) if stage_a else a
+    tb = copy_of(b, b.dtype) if stage_b else b
+    if out is None:
+        shape = (*a.shape[:-1], b.shape[-1])
+        tc, stage_c = Layout(shape, padded(shape, c_dtype)[1], c_dtype, a.data_ptr() & ~15 or 16), False
+    else:
+        stage_c = not _readable(out, "out", "m", "n") or _store_spills_past(problem_of(ta, tb, out))
+        tc = copy_of(out, out.dtype) if stage_c else out
+    return ta, tb, tc, (stage_a, stage_b, stage_c)
+
+
+def staged_problem(a: Any, b: Any, out: Any | None, c_dtype: Any = None) -> Any:
+    """The GemmProblem the kernel runs for these operands (after staging): what config choice looks at."""
+    ta, tb, tc, _ = staged_layouts(a, b, out, a.dtype if c_dtype is None else c_dtype)
+    return problem_of(ta, tb, tc)
+
+
+def _span(shape: Any, stride: Any, itemsize: int) -> int:
+    """Bytes from a tensor's first to just past its last element (0 when it has none)."""
+    if 0 in tuple(shape):
+        return 0
+    return (sum((n - 1) * abs(s) for n, s in zip(shape, stride, strict=True)) + 1) * itemsize
+
+
+def _check(a: Any, b: Any, out: Any, c_dtype: Any) -> tuple[int, Any]:
+    """The rules no GEMM can break (ValueError naming the argument); returns (device index, C dtype)."""
+    if a.dim() != b.dim() or a.dim() not in (2, 3):
+        raise ValueError(f"a and b must both be 2-D or both 3-D, got {a.dim()}-D and {b.dim()}-D")
+    for t, what in ((a, "a"), (b, "b"), (out, "out")):
+        if t is not None and not getattr(t, "is_cuda", False):
+            raise ValueError(f"{what} must be a CUDA tensor")
+    devices = {t.device for t in (a, b, out) if t is not None}
+    if len(devices) != 1:
+        raise ValueError(f"a, b and out must be on one device, got {sorted(map(str, devices))}")
+    ab = _dtype_of(a, "a")
+    if _dtype_of(b, "b") != ab:
+        raise ValueError(f"a and b must have the same dtype, got {a.dtype} and {b.dtype}")
+    if ab not in AB_DTYPES:
+        raise ValueError(f"a and b must be {' or '.join(AB_DTYPES)}, got {ab}")
+    (la, m, k), _ = _as3(a, "a")
+    (lb, kb, n), _ = _as3(b, "b")
+    if kb != k:
+        raise ValueError(f"b has {kb} rows but a has K = {k} columns")
+    if out is None:
+        cd = canonical_dtype(str(a.dtype) if c_dtype is None else c_dtype, "c_dtype")
+    else:
+        cd = _dtype_of(out, "out")
+        if c_dtype is not None and canonical_dtype(c_dtype, "c_dtype") != cd:
+            raise ValueError(f"c_dtype {c_dtype} differs from out.dtype {out.dtype}")
+        if out.dim() != a.dim():
+            raise ValueError(f"out must be {a.dim()}-D like a and b, got {out.dim()}-D")
+        (lc, mc, nc), _ = _as3(out, "out")
+        if (mc, nc) != (m, n):
+            raise ValueError(f"out must be ({m}, {n}) per batch, got ({mc}, {nc})")
+        if lc != la:
+            raise ValueError(f"a, b and out must have the same batch size, got {la}, {lb}, {lc}")
+    if la != lb:
+        raise ValueError(f"a and b must have the same batch size, got {la} and {lb}")
+    device = next(iter(devices))
+    return (device.index or 0), cd
+
+
+@dataclass
+class _Copy:
+    """A staged operand: the padded storage to allocate and the view of it the kernel reads or writes."""
+
+    storage: tuple[int, ...]
+    shape: tuple[int, ...]
+    dtype: Any
+
+
+class GemmPlan:
+    """One launch configuration of gemm(): kernel, grid, parameter block, descriptor setters, staging."""
+
+    def __init__(self, a: Any, b: Any, out: Any, options: tuple, tuned: Callable[[Any, str, str], Any]) -> None:
+        import torch
+        from cute_runtime import device_properties, driver
+
+        from .._compiled import kernel_for
+        from ..torch_types import torch_dtype
+        from .host import compile_gemm
+
+        c_dtype, acc_dtype, tile, cluster, variant = options
+        self.device, cd = _check(a, b, out, c_dtype)
+        self.c_torch = torch_dtype(cd)
+        self.out_shape = (*a.shape[:-1], b.shape[-1])
+        self.out_storage = padded(self.out_shape, self.c_torch)[0]
+        e = {t: DTYPE_BYTES[canonical_dtype(str(t.dtype))] for t in (a, b) + (() if out is None else (out,))}
+        self.spans = (_span(a.shape, a.stride(), e[a]), _span(b.shape, b.stride(), e[b]),
+                      0 if out is None else _span(out.shape, out.stride(), e[out]))
+        self._torch = torch
+        self.kernel = None
+        self.trivial = min(self.out_shape) == 0 or a.shape[-1] == 0
+        if self.trivial:
+            return
+        ta, tb, tc, stages = staged_layouts(a, b, out, self.c_torch)
+        self.copies = tuple(
+            _Copy(padded(tuple(t.shape), t.dtype)[0], tuple(t.shape), t.dtype) if s else None
+            for t, s in zip((ta, tb, tc), stages, strict=True)
+        )
+        self.staged = any(stages)
+        problem = problem_of(ta, tb, tc)
+        props = device_properties(self.device)
+        cc = tuple(props.compute_capability)
+        if not runs_on(cc):
+            raise ValueError(f"the Hopper GEMM needs a compute capability 9.0 GPU, got {cc[0]}.{cc[1]}")
+        acc = canonical_dtype(acc_dtype, "acc_dtype")
+        found = tuned(problem, acc, props.name) if tile is None and cluster is None and variant is None else None
+        if found is not None:
+            cfg, order = found.config, (found.raster_along_n, found.swizzle_log)
+        else:
+            cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
+            order = (None, None)
+        self.config = cfg
+        kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc, device=self.device)
+        maps = tensor_maps(problem, cfg)
+        grid, raster_n, swz = schedule(problem, cfg, props.sm_count, *order)
+        p = problem
+        self.params = kernel.prepare(*maps, p.m, p.n, p.k, p.l, raster_n, swz)
+        self.launch = kernel.bound_launch(grid, self.params)
+        self.kernel, self.grid = kernel, grid
+        drv = driver.init()
+        slots = [o for prm, o in zip(kernel.layout.params, kernel.layout.offsets, strict=True) if prm.kind == "tma"]
+        # the CUtensorMaps of the plan are the parameter block's own 128-byte slots (64-byte aligned)
+        self.maps = [drv.CUtensorMap(_ptr=self.params.address + o) for o in slots]
+        self._replace = drv.cuTensorMapReplaceAddress
+        self.addresses = [m.data_ptr() for m in (ta, tb, tc)]
+
+    def point(self, i: int, address: int) -> None:
+        """Re-point descriptor i (0 a, 1 b, 2 c) at a new base address."""
+        if address != self.addresses[i]:
+            err = self._replace(self.maps[i], address)[0]
+            if err:
+                raise RuntimeError(f"cuTensorMapReplaceAddress({address:#x}) failed: {err!r}")
+            self.addresses[i] = address
+
+    def __call__(self, a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, stream: Any) -> Any:
+        """Run the plan on these tensors (of the plan's key); returns out."""
+        torch = self._torch
+        if out is None:
+            out = torch.empty(self.out_storage, dtype=self.c_torch, device=a.device)[..., : self.out_shape[-1]]
+            pc = out.data_ptr()
+        else:
+            sa, sb, sc = self.spans
+            if (pc < pa + sa and pa < pc + sc) or (pc < pb + sb and pb < pc + sc):
+                raise ValueError("out overlaps an input (a or b); gemm() needs a separate output")
+        if self.kernel is None:  # an extent of 0
+            if a.shape[-1] == 0 and out.numel():
+                with _on(torch, stream):
+                    out.zero_()
+            return out
+        if stream is None:
+            s = current_stream(self.device)
+        else:
+            s = stream if type(stream) is int else stream_handle(stream)
+        if not self.staged:
+            self.point(0, pa)
+            self.point(1, pb)
+            self.point(2, pc)
+            self.launch(s)
+            return out
+        with _on(torch, stream):
+            views = []
+            for i, (t, cp) in enumerate(zip((a, b, out), self.copies, strict=True)):
+                if cp is not None:
+                    t_copy = torch.empty(cp.storage, dtype=cp.dtype, device=a.device)[..., : cp.shape[-1]]
+                    if i < 2:
+                        t_copy.copy_(t)
+                    t = t_copy
+                views.append(t)
+                self.point(i, t.data_ptr())
+            self.launch(s)
+            if self.copies[2] is not None:
+                out.copy_(views[2])
+        return out
+
+
+def _on(torch: Any, stream: Any) -> Any:
+    """torch's work ordered on `stream` (a torch stream or raw handle), else on torch's current stream."""
+    if stream is None:
+        return contextlib.nullcontext()
+    s = torch.cuda.ExternalStream(stream) if isinstance(stream, int) else stream
+    return torch.cuda.stream(s)
+
+
+class PlanCache:
+    """Launch plans by `plan_key`, one table per thread (a plan's parameter block is rewritten per call)."""
+
+    def __init__(self, build: Callable[..., Any]) -> None:
+        self._build = build
+        self._local = threading.local()
+
+    def table(self) -> dict:
+        """This thread's plans."""
+        t = getattr(self._local, "plans", None)
+        if t is None:
+            t = self._local.plans = {}
+        return t
+
+    def get(self, key: tuple, *args: Any) -> Any:
+        """The plan of key (built from args on a miss)."""
+        t = self.table()
+        plan = t.get(key)
+        if plan is None:
+            plan = t[key] = self._build(*args)
+        return plan
+
+
+def _build(a: Any, b: Any, out: Any, options: tuple) -> GemmPlan:
+    from .tune_cache import lookup_tuned_once
+
+    return GemmPlan(a, b, out, options, lookup_tuned_once)
+
+
+plans = PlanCache(_build)
+"""gemm()'s launch plans (`plans.table()` is this thread's)."""
+_get = plans.get
+
+
+def gemm(
+    a: Any,
+    b: Any,
+    out: Any = None,
+    *,
+    c_dtype: object = None,
+    acc_dtype: object = "float32",
+    tile_shape_mnk: tuple[int, int, int] | None = None,
+    cluster_shape_mn: tuple[int, int] | None = None,
+    variant: str | None = None,
+    stream: Any = None,
+) -> Any:
+    """`out = a @ b` on CUDA torch tensors of any shape and strides with the Hopper persistent kernel; returns out.
+
+    a is (M, K) or (L, M, K), b (K, N) or (L, K, N), out (M, N) or (L, M, N) (allocated with a 16-byte padded
+    leading dimension when None). Without tile, cluster and variant a `--tune` result for this shape and
+    device is used when there is one; else `choose_config` decides (variant "fast" unless given). The first
+    call of a geometry builds its launch plan; later calls only re-point the descriptors and launch.
+    """
+    options = (
+        c_dtype,
+        acc_dtype,
+        None if tile_shape_mnk is None else tuple(tile_shape_mnk),
+        None if cluster_shape_mn is None else tuple(cluster_shape_mn),
+        variant,
+    )
+    pa, pb = a.data_ptr(), b.data_ptr()
+    pc = 0 if out is None else out.data_ptr()
+    key = plan_key(a, pa, b, pb, out, pc, options)
+    return _get(key, a, b, out, options)(a, pa, b, pb, out, pc, stream)

@@ -1,0 +1,119 @@
+"""gemm() on geometries TMA cannot read as they are (staged through padded copies), against torch, on an sm_90 GPU.
+
+Every `ANY_SHAPE_CASES` view (K = 127, N = 1001, odd M-major M, a stride-0 broadcast batch, size-1 modes, views
+with no unit stride, a misaligned base, an odd batch stride) is built with `as_strided` inside a guarded buffer;
+the output's covered elements are poisoned with NaN and everything else must stay untouched. Also: extents of
+0, plan hits on rotated buffers, a non-default stream, and the ValueErrors that stay.
+"""
+
+from __future__ import annotations
+
+import pytest
+from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES
+from cute_runtime.testing import requires_sm90
+
+torch = pytest.importorskip("torch")
+
+GUARD = 256  # elements on either side of every view
+
+
+def _tdt(name):
+    return {"float16": torch.float16, "bfloat16": torch.bfloat16}[name]
+
+
+def _buffer(view, dtype, fill):
+    buf = torch.full((2 * GUARD + view.extent,), -7.25, dtype=dtype, device="cuda")
+    t = buf.as_strided(view.shape, view.stride, GUARD + view.offset)
+    if fill == "randn":
+        buf[GUARD : GUARD + view.extent].normal_()
+    else:
+        t.fill_(float("nan"))
+    return buf, t
+
+
+def _covered(buf, t):
+    mask = torch.zeros_like(buf, dtype=torch.bool)
+    mask.as_strided(t.shape, t.stride(), t.storage_offset()).fill_(True)
+    return mask
+
+
+def _check(a, b, out, cbuf, untouched, mask):
+    ref = torch.matmul(a.float(), b.float())
+    got = out.float()
+    assert bool(torch.isfinite(got).all()), "output not fully written (NaN poison left)"
+    err = float((got - ref).norm() / ref.norm().clamp_min(1e-30))
+    assert err <= (2e-3 if out.dtype == torch.float16 else 1.6e-2), f"error {err:.3e}"
+    assert torch.equal(cbuf[~mask], untouched[~mask]), "guard region or padding written"
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", ANY_SHAPE_CASES, ids=lambda c: c.name)
+def test_any_shape_and_stride_against_torch(case):
+    from cute_examples.dense_gemm import gemm
+
+    dt = _tdt(case.dtype)
+    _, a = _buffer(case.a, dt, "randn")
+    _, b = _buffer(case.b, dt, "randn")
+    for _ in range(2):  # the second call is a plan hit
+        cbuf, c = _buffer(case.out, dt, "nan")
+        untouched, mask = cbuf.clone(), _covered(cbuf, c)
+        assert gemm(a, b, c) is c
+        torch.cuda.synchronize()
+        _check(a, b, c, cbuf, untouched, mask)
+    out = gemm(a, b)  # gemm()'s own output
+    torch.cuda.synchronize()
+    ref = torch.matmul(a.float(), b.float())
+    assert out.shape == ref.shape and float((out.float() - ref).norm() / ref.norm()) <= 1.6e-2
+
+
+@requires_sm90
+def test_rotated_buffers_hit_one_plan_and_a_stream_is_honoured():
+    from cute_examples.dense_gemm import gemm, launch_plan
+
+    sets = [
+        (torch.randn(256, 127, dtype=torch.float16, device="cuda"),
+         torch.randn(127, 1001, dtype=torch.float16, device="cuda"),
+         torch.empty(256, 1001, dtype=torch.float16, device="cuda"))
+        for _ in range(4)
+    ]
+    before = len(launch_plan.plans.table())
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for *_, c in sets:
+            c.fill_(float("nan"))
+    for a, b, c in sets:
+        gemm(a, b, c, stream=s)
+    assert len(launch_plan.plans.table()) == before + 1
+    s.synchronize()
+    for a, b, c in sets:
+        ref = a.float() @ b.float()
+        assert float((c.float() - ref).norm() / ref.norm()) <= 2e-3
+
+
+@requires_sm90
+def test_zero_extents_need_no_kernel():
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.randn(64, 0, dtype=torch.float16, device="cuda")
+    b = torch.randn(0, 32, dtype=torch.float16, device="cuda")
+    c = torch.full((64, 32), float("nan"), dtype=torch.float16, device="cuda")
+    assert gemm(a, b, c) is c and bool((c == 0).all())
+    out = gemm(torch.randn(0, 64, dtype=torch.float16, device="cuda"), torch.randn(64, 32, dtype=torch.float16,
+                                                                                    device="cuda"))
+    assert out.shape == (0, 32)
+
+
+@requires_sm90
+def test_what_no_gemm_can_do_stays_a_value_error():
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.randn(64, 64, dtype=torch.float16, device="cuda")
+    with pytest.raises(ValueError, match="b has 32 rows"):
+        gemm(a, torch.randn(32, 64, dtype=torch.float16, device="cuda"))
+    with pytest.raises(ValueError, match="float16 or bfloat16"):
+        gemm(a.float(), a.float())
+    with pytest.raises(ValueError, match="must be a CUDA tensor"):
+        gemm(a, a.cpu())
+    with pytest.raises(ValueError, match="overlaps an input"):
+        gemm(a, torch.randn(64, 64, dtype=torch.float16, device="cuda"), a)

@@ -1,0 +1,214 @@
+"""gemm()'s launch-plan cache on CPU: keys, hits for rotated buffers, per-device plans, staging decisions."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from cute_examples.dense_gemm import launch_plan
+from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, case_layouts
+from cute_examples.dense_gemm.launch_plan import PlanCache, plan_key, staged_layouts, staged_problem
+
+
+class Device:
+    """A stand-in for torch.device('cuda', index)."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("cuda", self.index))
+
+    def __str__(self):
+        return f"cuda:{self.index}"
+
+
+class FakeCuda:
+    """A CUDA tensor's metadata (shape, strides, dtype, device, address) without a GPU."""
+
+    is_cuda = True
+
+    def __init__(self, shape, stride=None, dtype=torch.float16, address=1 << 20, device=0):
+        self.shape = torch.Size(shape)
+        self._stride = tuple(stride) if stride is not None else torch.empty(shape, device="meta").stride()
+        self.dtype, self._address, self.device = dtype, address, Device(device)
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self._stride
+
+    def data_ptr(self):
+        return self._address
+
+
+OPTIONS = (None, "float32", None, None, None)
+
+
+def _key(a, b, out):
+    return plan_key(a, a.data_ptr(), b, b.data_ptr(), out, 0 if out is None else out.data_ptr(), OPTIONS)
+
+
+def _triple(**change):
+    a = FakeCuda((256, 128), address=change.get("pa", 1 << 20), dtype=change.get("dtype", torch.float16),
+                 device=change.get("device", 0), stride=change.get("a_stride"))
+    b = FakeCuda((128, 64), address=1 << 24, dtype=change.get("dtype", torch.float16), device=change.get("device", 0))
+    out = FakeCuda((256, 64), address=1 << 26, device=change.get("device", 0))
+    return a, b, out
+
+
+def test_rotated_buffers_share_a_plan_and_every_key_field_makes_a_new_one():
+    built = []
+    cache = PlanCache(lambda *args: built.append(args) or object())
+    base = _key(*_triple())
+    plan = cache.get(base, "args")
+    assert cache.get(_key(*_triple(pa=(1 << 20) + 4096)), "args") is plan  # a rotated buffer: a hit
+    assert _key(*_triple(pa=(1 << 20) + 4096)) == base
+    changed = {
+        "dtype": _key(*_triple(dtype=torch.bfloat16)),
+        "stride": _key(*_triple(a_stride=(136, 1))),
+        "alignment": _key(*_triple(pa=(1 << 20) + 2)),
+        "device": _key(*_triple(device=1)),
+        "options": plan_key(*(lambda a, b, o: (a, a.data_ptr(), b, b.data_ptr(), o, o.data_ptr()))(*_triple()),
+                            (None, "float32", (128, 128, 64), (1, 1), None)),
+        "out=None": _key(*_triple()[:2], None),
+    }
+    plans = {name: cache.get(key, name) for name, key in changed.items()}
+    assert len({id(p) for p in plans.values()} | {id(plan)}) == len(changed) + 1
+    assert len(built) == len(changed) + 1
+    assert len(set(changed.values()) | {base}) == len(changed) + 1
+
+
+def test_gemm_looks_plans_up_per_device_and_per_thread(monkeypatch):
+    import threading
+
+    calls = []
+
+    class FakePlan:
+        def __init__(self, a, b, out, options):
+            self.device = a.device.index
+            calls.append(self.device)
+
+        def __call__(self, a, pa, b, pb, out, pc, stream):
+            return (self, pa, pb, pc)
+
+    cache = PlanCache(FakePlan)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    p0, *_ = launch_plan.gemm(*_triple(device=0))
+    p0b, pa, _, _ = launch_plan.gemm(*_triple(device=0, pa=(1 << 20) + 512))
+    p1, *_ = launch_plan.gemm(*_triple(device=1))
+    assert p0b is p0 and pa == (1 << 20) + 512  # a hit, with this call's address
+    assert p1 is not p0 and calls == [0, 1] and (p0.device, p1.device) == (0, 1)
+    other = []
+    t = threading.Thread(target=lambda: other.append(launch_plan.gemm(*_triple(device=0))[0]))
+    t.start()
+    t.join()
+    assert other[0] is not p0 and calls == [0, 1, 0]  # a thread's plans (and parameter blocks) are its own
+
+
+def test_each_device_gets_its_own_kernel(monkeypatch):
+    from cute_examples import _compiled
+
+    class FakeKernel:
+        def __init__(self, entry, cubin, ptx, device=None):
+            self.device = device
+
+    class Art:
+        entry, cubin, ptx, cached = "entry", b"", "", True
+
+    monkeypatch.setattr(_compiled, "Kernel", FakeKernel)
+    monkeypatch.setattr(_compiled, "_active_bundle", lambda: None)
+    monkeypatch.setattr(_compiled, "_kernels", {})
+    spec = {"kernel": "fake_gemm", "tile": 128}
+    k0 = _compiled.kernel_for(spec, lambda target: Art(), (9, 0), device=0)
+    k1 = _compiled.kernel_for(spec, lambda target: Art(), (9, 0), device=1)
+    assert (k0.device, k1.device) == (0, 1)
+    assert _compiled.kernel_for(spec, lambda target: Art(), (9, 0), device=1) is k1
+
+
+STAGED = {
+    "k127": (True, False, False),
+    "n1001": (False, True, True),
+    "n1001_bf16": (False, True, True),
+    "m999_m_major": (True, False, True),
+    "broadcast_b": (False, True, False),
+    "m1": (False, False, False),
+    "k1": (False, False, False),
+    "n1": (False, False, False),
+    "no_unit_stride": (True, True, True),
+    "misaligned_a": (True, False, False),
+    "batch_stride_odd": (True, False, False),
+}
+
+
+@pytest.mark.parametrize("case", ANY_SHAPE_CASES, ids=lambda c: c.name)
+def test_staging_makes_every_case_tma_readable(case):
+    a, b, out = case_layouts(case)
+    *layouts, stages = staged_layouts(a, b, out, None)
+    assert stages == STAGED[case.name]
+    p = staged_problem(a, b, out)  # problem_of accepts the staged operands: TMA can read them
+    assert (p.m, p.n, p.k) == (a.shape[-2], b.shape[-1], a.shape[-1])
+    for t, staged, src in zip(layouts, stages, (a, b, out), strict=True):
+        if staged:  # a padded row-major copy: leading dimension a multiple of 16 bytes
+            e = torch.empty((), dtype=t.dtype).element_size()
+            assert t.stride()[-1] == 1 and t.stride()[-2] * e % 16 == 0 and t.data_ptr() % 16 == 0
+            assert t.shape == src.shape
+        else:
+            assert t is src
+
+
+def test_default_output_is_never_staged():
+    a, b, _ = case_layouts(ANY_SHAPE_CASES[1])  # N = 1001: gemm()'s own padded output takes the chunk stores
+    *_, stages = staged_layouts(a, b, None, torch.float16)
+    assert stages == (False, True, False)
+
+
+@pytest.mark.parametrize(
+    "a, b, out, match",
+    [
+        (FakeCuda((64, 72)), FakeCuda((64, 64)), None, r"b has 64 rows but a has K = 72"),
+        (FakeCuda((64, 64), dtype=torch.float32), FakeCuda((64, 64), dtype=torch.float32), None, r"float16 or"),
+        (FakeCuda((64, 64)), FakeCuda((64, 64), dtype=torch.bfloat16), None, r"same dtype"),
+        (FakeCuda((64, 64)), FakeCuda((64, 64), device=1), None, r"one device"),
+        (FakeCuda((64, 64)), FakeCuda((64, 64)), FakeCuda((64, 65)), r"out must be \(64, 64\)"),
+        (FakeCuda((2, 64, 64)), FakeCuda((3, 64, 64)), None, r"same batch size"),
+        (FakeCuda((64, 64)), FakeCuda((2, 64, 64)), None, r"both be 2-D or both 3-D"),
+    ],
+)
+def test_what_no_gemm_can_do_is_a_value_error(a, b, out, match):
+    with pytest.raises(ValueError, match=match):
+        launch_plan._check(a, b, out, None)
+
+
+def test_cpu_tensors_are_a_value_error():
+    with pytest.raises(ValueError, match=r"a must be a CUDA tensor"):
+        launch_plan._check(torch.zeros(4, 4, dtype=torch.float16), torch.zeros(4, 4, dtype=torch.float16), None, None)
+
+
+def test_any_shape_configs_are_in_the_bundle_catalogue():
+    from cute_examples.dense_gemm.configs import any_shape_configs, gpu_test_configs
+
+    names = {c.name for c in gpu_test_configs()}
+    assert {c.name for c in any_shape_configs()} <= names
+
+
+def test_tuned_table_is_read_once_per_process(tmp_path, monkeypatch):
+    from cute_examples.dense_gemm import tune_cache
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.spec import GemmConfig
+
+    path = tmp_path / "tune.json"
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(path))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    shape = GemmShape(512, 512, 512)
+    choice = tune_cache.TunedChoice(GemmConfig(tile_n=256), 1, 2, 10.0)
+    tune_cache.store_tuned(shape, "float32", "GPU X", choice)
+    assert tune_cache.lookup_tuned_once(shape, "float32", "GPU X").config.name == choice.config.name
+    path.unlink()  # no file access after the first read
+    assert tune_cache.lookup_tuned_once(shape, "float32", "GPU X").config.name == choice.config.name
+    other = GemmShape(256, 256, 256)
+    tune_cache.store_tuned(other, "float32", "GPU X", choice)  # this process's own store refreshes it
+    assert tune_cache.lookup_tuned_once(other, "float32", "GPU X") is not None
