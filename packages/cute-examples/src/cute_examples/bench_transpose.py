@@ -17,6 +17,8 @@ __all__ = ["bench_transpose", "steps"]
 
 def steps(x: Any, y: Any) -> list[tuple[str, str, Callable[[], None]]]:
     """(name, configuration, launch) of each tutorial step that runs on x, y (the vector step needs 16-byte rows)."""
+    from cute_runtime import describe
+
     from .transpose import (
         ROWS,
         TILE,
@@ -29,8 +31,6 @@ def steps(x: Any, y: Any) -> list[tuple[str, str, Callable[[], None]]]:
         vector_layout,
         vector_pack_for,
     )
-
-    from cute_runtime import describe
 
     m, n = describe(x).shape
 
