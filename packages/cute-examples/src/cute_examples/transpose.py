@@ -111,7 +111,7 @@ def transpose_into(x: object, y: object, *, swizzle: bool = True, stream: object
 
 # --- more bytes in flight: 16-byte vectors ----------------------------------------------------------------
 VTILE = 16  # the vector tile is VTILE x VTILE 16-byte units: 64 x 64 float32, 128 x 128 float16 / bfloat16
-VROWS = 16  # a vector block is VTILE x VROWS threads; each thread moves VTILE // VROWS units per phase
+VROWS = 16  # a vector block is VTILE x VROWS threads; each thread reads VTILE // VROWS x `pack` units of x
 UNIT = 16  # bytes per vector access (ld.global.v4 / st.shared.v4)
 
 
