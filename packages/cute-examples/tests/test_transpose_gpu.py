@@ -178,3 +178,14 @@ def test_placeholders_specialize_like_the_tensors() -> None:
             assert transpose_vec.specialize(x, y, vpack)[0] == transpose_vec.specialize(px, py, vpack)[0], case
         del x, y
         torch.cuda.empty_cache()
+
+
+def test_vector_pack_must_fill_16_bytes(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """A pack that does not make a 16-byte unit of the dtype is refused by name before any PTX (CPU, ptxas)."""
+    pytest.importorskip("mlir")
+    from cute_examples.transpose import transpose_vec
+    from cute_runtime import Placeholder
+
+    monkeypatch.setenv("CUTE_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ValueError, match="transpose_vec: pack must be 4 for float32, got 2"):
+        transpose_vec.compile(Placeholder((64, 64)), Placeholder((64, 64)), 2, target="sm_90a")
