@@ -22,6 +22,7 @@ CLIS = {
     "python -m cute_examples.elementwise_add": "cute_examples.elementwise_add.__main__",
     "python -m cute_examples.dense_gemm": "cute_examples.dense_gemm.__main__",
     "python -m cute_examples.dense_gemm.bench": "cute_examples.dense_gemm.bench",
+    "python -m cute_examples.dense_gemm.bench_host": "cute_examples.dense_gemm.bench_host",
     "python -m cute_examples.dense_gemm.configs": "cute_examples.dense_gemm.configs",
 }
 

@@ -91,11 +91,20 @@ def variant_configs() -> list[GemmConfig]:
 
 
 def bench_configs() -> list[GemmConfig]:
-    """Every config of the benchmark rows and of the `--tune` candidates for them, in every variant."""
+    """Every config of the benchmark rows and of the `--tune` candidates for them, in every variant, and gemm()'s
+    pick for bench_host's rows."""
     from .bench import BENCH_DTYPES, BENCH_SHAPES, bench_shape
+    from .bench_host import SPEED_SHAPES
+    from .host import choose_config
     from .tune import tune_candidates
 
-    out = []
+    # gemm()'s own pick for the host-cost and small-GEMM rows (bench_host)
+    out = [
+        choose_config(bench_shape(mnkl, dtype), num_sms=sms)
+        for dtype in BENCH_DTYPES
+        for mnkl in SPEED_SHAPES
+        for sms in BENCH_NUM_SMS
+    ]
     for dtype in BENCH_DTYPES:
         for mnkl in BENCH_SHAPES:
             for sms in BENCH_NUM_SMS:
