@@ -12,17 +12,21 @@ import pytest
 
 pytest.importorskip("mlir")
 
-from cute_examples.elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec  # noqa: E402
+from cute_examples.elementwise_add.kernel import add_kernel  # noqa: E402
 from cute_ir.bundle import write_bundle  # noqa: E402
-from cute_runtime import Kernel, load_bundle  # noqa: E402
+from cute_ir.jit import compile_jit  # noqa: E402
+from cute_nvarch.jit_spec import kernel_params  # noqa: E402
+from cute_runtime import Kernel, Placeholder, load_bundle  # noqa: E402
 from cute_runtime.errors import ArchMismatchError, BundleError  # noqa: E402
+
+F32 = add_kernel.specialize(*[Placeholder((64, 1024), "float32")] * 3)[0]  # 2-D, 16-byte aligned rows, i32
+BF16 = add_kernel.specialize(*[Placeholder((2, 100), "bfloat16", strides=(2**31, 3))] * 3)[0]  # strided, i64
 
 
 @pytest.fixture(scope="module")
 def bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    f32 = elementwise_add_spec("float32", "vec", offset_bits=32)
-    arts = [compile_elementwise_add(f32, t) for t in ("sm_90a", "sm_80")]
-    arts.append(compile_elementwise_add(elementwise_add_spec("bfloat16", "strided", offset_bits=64), "sm_90a"))
+    arts = [compile_jit(add_kernel.fn, F32, t) for t in ("sm_90a", "sm_80")]
+    arts.append(compile_jit(add_kernel.fn, BF16, "sm_90a"))
     path = tmp_path_factory.mktemp("bundle")
     write_bundle(path, arts)
     return path
@@ -31,22 +35,19 @@ def bundle_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_reader_finds_every_kernel_with_its_signature(bundle_dir: Path) -> None:
     bundle = load_bundle(bundle_dir)
     assert len(bundle) == 3
-    spec = elementwise_add_spec("float32", "vec", offset_bits=32)
-    entry = bundle.find(spec, "sm_90a")
+    entry = bundle.find(F32, "sm_90a")
     assert entry is not None and entry["arch"] == "sm_90a"
-    strides = [f"{t}_stride_{d}" for t in "abc" for d in "mn"]
-    assert [p["name"] for p in entry["params"]] == ["a", "b", "c", "M", "N", *strides]
-    assert [p["kind"] for p in entry["params"]] == ["ptr"] * 3 + ["i32"] * 2 + ["i64"] * 6
-    kernel = bundle.load_kernel(spec, (9, 0))
+    assert [p["name"] for p in entry["params"]] == [p.name for p in kernel_params(F32)]
+    assert [p["kind"] for p in entry["params"]] == ["ptr", "i32", "i32", "i32"] * 3
+    kernel = bundle.load_kernel(F32, (9, 0))
     assert isinstance(kernel, Kernel) and kernel.cubin is not None
-    assert bundle.select(spec, (8, 6)).entry.target == "sm_80"  # the sm_80 cubin serves an Ampere device
+    assert bundle.select(F32, (8, 6)).entry.target == "sm_80"  # the sm_80 cubin serves an Ampere device
     assert bundle.find({"kernel": "nope"}) is None
 
 
 def test_wrong_arch_is_a_clear_error(bundle_dir: Path) -> None:
-    spec = elementwise_add_spec("bfloat16", "strided", offset_bits=64)
     with pytest.raises(ArchMismatchError, match="sm_90a"):
-        load_bundle(bundle_dir).load_kernel(spec, (8, 0))
+        load_bundle(bundle_dir).load_kernel(BF16, (8, 0))
 
 
 def test_corrupt_payload_is_a_clear_error(bundle_dir: Path, tmp_path: Path) -> None:

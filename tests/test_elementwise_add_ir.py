@@ -16,8 +16,9 @@ import pytest
 pytest.importorskip("mlir")
 
 from cute_examples.elementwise_add import kernel  # noqa: E402
-from cute_ir import stages  # noqa: E402
 from cute_ir.values import Int  # noqa: E402
+from cute_nvarch.jit_spec import kernel_params  # noqa: E402
+from cute_runtime import Placeholder  # noqa: E402
 from mlir import ir, passmanager  # noqa: E402
 from mlir.dialects import func, llvm  # noqa: E402
 from mlir.execution_engine import ExecutionEngine  # noqa: E402
@@ -30,15 +31,18 @@ DTYPES = ["float32", "float16", "bfloat16", "int32"]
 LAYOUTS = [(1, 1), (4, 4)]
 
 
+def _vec(dtype: str, index: int = 32) -> list:
+    """Stand-ins of three (2, 1024) tensors with 16-byte aligned rows (a row stride of 2**31 needs i64)."""
+    return [Placeholder((2, 1024), dtype, strides=(2**31 if index == 64 else 3 * 1024, 1))] * 3
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("target", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, layout: tuple) -> None:
     """Each dtype x target x layout: 128-bit nc loads all issued before the adds, ptxas reports no spills."""
     threads_m, values_m = layout
-    spec = kernel.elementwise_add_spec(dtype, threads_m=threads_m, values_m=values_m)
-    kd = kernel.build_elementwise_add(spec, target)
-    art = stages.compile(kd)
+    art = kernel.add_kernel.artifact(*_vec(dtype), threads_m, values_m, target=target)
     r = art.resources
     assert r["spill_stores"] == 0 and r["spill_loads"] == 0 and r["local_memory"] == 0
     assert 0 < r["registers"] <= 64
@@ -60,44 +64,49 @@ def test_builds_lowers_and_assembles_without_spills(dtype: str, target: str, lay
     assert len(re.findall(r"ld\.global\.nc\.v4", ptx)) >= 2 * values_m + 2
     assert len(re.findall(r"st\.global\.v4\.\w+", ptx)) >= values_m + 1
     entry = art.entry.to_dict()
-    assert entry["name"] == kd.name and entry["arch"] == target
-    assert [p["kind"] for p in entry["params"]] == ["ptr"] * 3 + ["i32"] * 2 + ["i64"] * 6
+    assert entry["arch"] == target
+    spec = kernel.add_kernel.specialize(*_vec(dtype), threads_m, values_m)[0]
+    assert [p["kind"] for p in entry["params"]] == [p.kind for p in kernel_params(spec)]
     assert entry["launch"] == {"block": [128, 1, 1], "cluster": [1, 1, 1], "dynamic_smem": 0}
-    assert entry["spec"]["tile"] == [threads_m * values_m, 128 // threads_m * v]
+    tile = kernel.tile_shape(dtype, 2, threads_m, values_m)
+    assert tile == (threads_m * values_m, 128 // threads_m * v)
 
 
 def test_strided_variant_and_32_bit_offsets_assemble() -> None:
-    """The strided variant uses scalar accesses; offset_bits=32 keeps address math in 32 bits."""
-    art = stages.compile(kernel.build_elementwise_add(kernel.elementwise_add_spec("float32", "strided"), "sm_90a"))
+    """No unit stride: scalar accesses; 1-D contiguous: 128-bit; 32-bit offsets for small tensors."""
+    strided = [Placeholder((64, 100), "float32", strides=(300, 3))] * 3
+    art = kernel.add_kernel.artifact(*strided, target="sm_90a")
     assert "ld.global.nc.v4" not in art.ptx and "ld.global.nc.b32" in art.ptx
     assert art.resources["spill_stores"] == 0
-    spec32 = kernel.elementwise_add_spec("float16", offset_bits=32)
-    art32 = stages.compile(kernel.build_elementwise_add(spec32, "sm_90a"))
+    flat = [Placeholder((10000 * 10007,), "float16")] * 3
+    assert kernel.add_kernel.specialize(*flat)[0]["args"][0]["index"] == 32
+    art32 = kernel.add_kernel.artifact(*flat, target="sm_90a")
     assert art32.resources["spill_stores"] == 0 and "ld.global.nc.v4" in art32.ptx
 
 
-def test_spec_and_grid_rule() -> None:
-    """The spec records dtype, variant, tile; grid_for covers (M, N) with tiles; bad input is refused."""
-    spec = kernel.elementwise_add_spec("bf16", "vec", threads_m=4, values_m=4)
-    assert spec["dtype"] == "bfloat16" and spec["tile"] == [16, 256] and spec["variant"] == "vec"
-    assert (spec["threads_m"], spec["values_m"]) == (4, 4)
-    assert kernel.grid_for(spec, 17, 257) == (2 * 2, 1, 1)
-    assert kernel.grid_for(kernel.elementwise_add_spec("f32"), 3, 1000) == (3 * 2, 1, 1)
-    g2 = kernel.elementwise_add_spec("f32", raster="grid2d")
-    assert kernel.grid_for(g2, 3, 1000) == (2, 3, 1)
-    with pytest.raises(ValueError, match="grid2d"):
-        kernel.grid_for(g2, 70000, 5)
-    assert kernel.grid_for(spec, 0, 5) == (0, 1, 1)
+def test_unrestricted_loads_are_coherent() -> None:
+    """nc_loads=False drops the __restrict__ promise: plain ld.global, no .nc."""
+    art = kernel.add_kernel.artifact(*_vec("float32"), 1, 1, False, target="sm_90a")
+    assert "ld.global.nc" not in art.ptx and "ld.global.v4" in art.ptx
+
+
+def test_tile_and_grid_rule() -> None:
+    """tile_shape is the TV layouts' tiler; grid_for covers the shape with tiles; bad input is refused."""
+    from cute_layout.tv import make_layout_tv
+
+    for dtype in DTYPES:
+        for rank, (tm, vm) in ((1, (1, 1)), (2, (1, 1)), (2, (4, 4)), (2, (2, 8))):
+            tiler, _ = make_layout_tv(*kernel.tv_layouts(dtype, rank, tm, vm))
+            assert tuple(tiler) == kernel.tile_shape(dtype, rank, tm, vm)
+    assert kernel.tile_shape("bf16", 2, 4, 4) == (16, 256)
+    assert kernel.grid_for((16, 256), (17, 257)) == 2 * 2
+    assert kernel.grid_for((1, 512), (3, 1000)) == 3 * 2
+    assert kernel.grid_for((512,), (1025,)) == 3
+    assert kernel.grid_for((16, 256), (0, 5)) == 0
     with pytest.raises(ValueError):
-        kernel.elementwise_add_spec("float64")
-    with pytest.raises(ValueError):
-        kernel.elementwise_add_spec("float32", "weird")
-    with pytest.raises(ValueError):
-        kernel.grid_for(spec, -1, 3)
-    assert kernel.choose_variant("float32", [0, 16, 32], [(8, 1)] * 3) == "vec"
-    assert kernel.choose_variant("float32", [0, 16, 36], [(8, 1)] * 3) == "strided"
-    assert kernel.choose_variant("float32", [0, 16, 32], [(6, 1)] * 3) == "strided"
-    assert kernel.choose_variant("float32", [0, 16, 32], [(1, 8)] * 3) == "strided"
+        kernel.grid_for((1, 512), (-1, 3))
+    with pytest.raises(ValueError, match="2\\*\\*31"):
+        kernel.grid_for((512,), (2**31 - 100,))
 
 
 # --- the kernel body on the CPU --------------------------------------------------------------------------
@@ -161,11 +170,20 @@ def _round(dtype: str, x: float) -> float | int:
 _ENGINES: dict[tuple, ExecutionEngine] = {}
 
 
-def _cpu_engine(spec: dict) -> ExecutionEngine:
-    """A CPU function ew(a, b, c, M, N, 6 strides, grid) looping bid over grid and tid over 128 threads."""
-    key = tuple(sorted((k, str(v)) for k, v in spec.items()))
-    if key in _ENGINES:
-        return _ENGINES[key]
+def _cpu_engine(case: tuple) -> ExecutionEngine:
+    """A CPU function ew(a, b, c, M, N, 6 strides, grid) looping bid over grid and tid over 128 threads, around
+    emit_elementwise_add on tensors made as the JIT specialization makes them (`case`: dtype, variant, offset
+    bits, rank, threads_m, values_m; 1-D: extent N, strides a_n, b_n, c_n)."""
+    if case in _ENGINES:
+        return _ENGINES[case]
+    dtype, variant, offset_bits, rank, threads_m, values_m = case
+    from cute_ir.control import for_
+    from cute_ir.tensor import make_tensor
+    from cute_ir.values import to_i32
+    from cute_layout import Layout
+
+    bits = 32 if dtype in ("float32", "int32") else 16
+    v = 128 // bits
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
@@ -179,16 +197,24 @@ def _cpu_engine(spec: dict) -> ExecutionEngine:
             f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         block = f.add_entry_block()
         args = list(block.arguments)
-        from cute_ir.control import for_
 
         with ir.InsertionPoint(block):
-            strides = [Int(v) for v in args[5:11]]
+            strides = [Int(x) for x in args[5:11]]
+            if offset_bits == 32:
+                strides = [to_i32(x) for x in strides]
+            m, n = Int(args[3]), Int(args[4])
+
+            def tensor(p: object, sm: object, sn: object) -> object:
+                if variant == "vec":  # unit N-stride, 16-byte aligned address and rows
+                    layout = Layout(n, 1) if rank == 1 else Layout((m, n), (sm.assume_divisible(v), 1))
+                    return make_tensor(p, layout, dtype, align=16)
+                layout = Layout(n, sn) if rank == 1 else Layout((m, n), (sm, sn))
+                return make_tensor(p, layout, dtype, align=bits // 8)
 
             def per_block(bid: Int) -> None:
                 def per_thread(tid: Int) -> None:
-                    kernel.emit_elementwise_add(
-                        spec, args[0], args[1], args[2], Int(args[3]), Int(args[4]), strides, bid, tid
-                    )
+                    ts = [tensor(args[i], strides[2 * i], strides[2 * i + 1]) for i in range(3)]
+                    kernel.emit_elementwise_add(*ts, bid, tid, threads_m=threads_m, values_m=values_m)
 
                 for_(0, 128, 1, per_thread, bits=32)
 
@@ -199,13 +225,15 @@ def _cpu_engine(spec: dict) -> ExecutionEngine:
             "builtin.module(convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)"
         ).run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
-    _ENGINES[key] = engine
+    _ENGINES[case] = engine
     return engine
 
 
-def _run_cpu(spec: dict, bufs: list[tuple[_Buffer, int]], m: int, n: int, strides: list[int]) -> None:
-    engine = _cpu_engine(spec)
-    grid = kernel.grid_for(spec, m, n)[0]  # (1-D rasters only here)
+def _run_cpu(case: tuple, bufs: list[tuple[_Buffer, int]], m: int, n: int, strides: list[int]) -> None:
+    engine = _cpu_engine(case)
+    dtype, _, _, rank, threads_m, values_m = case
+    shape = (n,) if rank == 1 else (m, n)
+    grid = kernel.grid_for(kernel.tile_shape(dtype, rank, threads_m, values_m), shape)
     cargs = [ctypes.c_void_p(b.address(off)) for b, off in bufs]
     cargs += (
         [ctypes.c_int32(m), ctypes.c_int32(n)] + [ctypes.c_int64(s) for s in strides] + [ctypes.c_int32(grid)]
@@ -213,18 +241,21 @@ def _run_cpu(spec: dict, bufs: list[tuple[_Buffer, int]], m: int, n: int, stride
     engine.invoke("ew", *[ctypes.pointer(a) for a in cargs])
 
 
-def _case(rng: random.Random, dtype: str, variant: str, **options: object) -> None:
-    spec = kernel.elementwise_add_spec(dtype, variant, **options)
-    v = spec["vector_bits"] // (32 if dtype in ("float32", "int32") else 16)
-    tm, tn = spec["tile"]
-    m = rng.choice([1, 3, max(1, tm - 1), tm, tm + 5, 2 * tm + 1, 40])
+def _case(
+    rng: random.Random, dtype: str, variant: str, offset_bits: int = 64, rank: int = 2, threads_m: int = 1,
+    values_m: int = 1,
+) -> None:
+    case = (dtype, variant, offset_bits, rank, threads_m, values_m)
+    v = 128 // (32 if dtype in ("float32", "int32") else 16)
+    tm, tn = kernel.tile_shape(dtype, 2, threads_m, values_m) if rank == 2 else (1, 128 * v)
+    m = rng.choice([1, 3, max(1, tm - 1), tm, tm + 5, 2 * tm + 1, 40]) if rank == 2 else 1
     n = rng.choice([1, 7, v, tn - 3, tn, tn + v, 2 * tn + 9])
     layouts = []
     for t in range(3):
         if variant == "vec":
             sn = 1
             sm = n + rng.choice([0, v, 2 * v]) if t == 2 or rng.random() < 0.7 else rng.choice([0, v])
-            sm = sm + (-sm) % v  # M-stride divisible by V, as the vec variant requires
+            sm = sm + (-sm) % v  # M-stride divisible by V, as 16-byte aligned rows are
         else:
             sn = rng.choice([1, 2, 3, -1, 0 if t < 2 else 1])
             sm = rng.choice([n * abs(sn) + 1, -(n * max(1, abs(sn)) + 2), 0 if t < 2 else n * 3 + 1])
@@ -256,7 +287,7 @@ def _case(rng: random.Random, dtype: str, variant: str, **options: object) -> No
             ref[oc + i * layouts[2][0] + j * layouts[2][1]] = _round(dtype, x + y)
     before_a, before_b = ba.raw_bytes(), bb.raw_bytes()
     poison = _unpack(dtype, b"\x7b" * bc.esize)
-    _run_cpu(spec, bufs, m, n, [s for lay in layouts for s in lay])
+    _run_cpu(case, bufs, m, n, [s for lay in layouts for s in lay])
     assert ba.raw_bytes() == before_a and bb.raw_bytes() == before_b, "inputs were modified"
     raw = ctypes.string_at(ctypes.addressof(bc.raw), len(bc.raw))
     start = bc.pad + bc.GUARD * bc.esize
@@ -280,17 +311,18 @@ def test_kernel_body_computes_on_cpu(dtype: str, variant: str, layout: tuple) ->
         _case(rng, dtype, variant, threads_m=layout[0], values_m=layout[1])
 
 
-@pytest.mark.parametrize("raster", ["col", "row"])
-def test_kernel_body_rasters_on_cpu(raster: str) -> None:
-    """Both 1-D tile orders cover every tile exactly once."""
-    rng = random.Random(len(raster))
+@pytest.mark.parametrize("variant", ["vec", "strided"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_one_dimensional_body_on_cpu(dtype: str, variant: str) -> None:
+    """The 1-D kernel (a coalesced contiguous range of any length): full tiles and a predicated tail."""
+    rng = random.Random(7 + DTYPES.index(dtype) + len(variant))
     for _ in range(6):
-        _case(rng, "float32", "vec", raster=raster, threads_m=2, values_m=2)
+        _case(rng, dtype, variant, offset_bits=32, rank=1)
 
 
 @pytest.mark.parametrize("variant", ["vec", "strided"])
 def test_kernel_body_with_32_bit_offsets_on_cpu(variant: str) -> None:
-    """offset_bits=32 computes the same sums (offsets in i32 for tensors below 2**31 elements)."""
+    """32-bit offsets compute the same sums (offsets in i32 for tensors below 2**31 elements)."""
     rng = random.Random(99 + len(variant))
     for _ in range(6):
         _case(rng, "float32", variant, offset_bits=32)

@@ -122,17 +122,19 @@ def test_kernel_for_knows_whether_this_process_compiled_it(tmp_path, monkeypatch
     """The GPU paths of the CLIs print `(cached)` for a kernel this process did not compile."""
     pytest.importorskip("mlir")
     from cute_examples import _compiled
-    from cute_examples.elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec
+    from cute_examples.elementwise_add.kernel import add_kernel
     from cute_ir import cache
+    from cute_runtime import Placeholder
+    from cute_runtime.compilers import compiler
 
     monkeypatch.setenv("CUTE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("CUTE_DUMP_DIR", raising=False)
     monkeypatch.delenv("CUTE_BUNDLE_DIR", raising=False)
-    spec = elementwise_add_spec("int32", "strided", offset_bits=32)
+    spec = add_kernel.specialize(*[Placeholder((4, 5), "int32", strides=(15, 3))] * 3)[0]
     seen = []
     for _ in range(2):
         cache.clear_memory_cache()
         _compiled.use_bundle(None)
-        kernel = _compiled.kernel_for(spec, lambda target: compile_elementwise_add(spec, target), (8, 0))
+        kernel = _compiled.kernel_for(spec, lambda target: compiler()(add_kernel.fn, spec, target), (8, 0))
         seen.append(_compiled.compiled_here(kernel))
     assert seen == [True, False]

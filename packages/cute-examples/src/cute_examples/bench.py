@@ -23,10 +23,11 @@ from cute_nvarch.numeric import BFloat16, Float32
 
 from . import bench_jit, bench_transpose
 from .cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
+from .elementwise_add.cases import BENCH_SIZES as EW_SIZES
 from .report import GPU_HOST_BENCH, no_gpu_ending
 
-EW_SIZES = {"2^20": (1024, 1024), "2^24": (4096, 4096), "2^28": (16384, 16384)}
 EW_DTYPES = (Float32.canonical, BFloat16.canonical)
+GRAPH_BELOW_MS = 0.05  # kernels faster than this are also timed inside a CUDA graph (both sides)
 SECTIONS = ("elementwise", "costs", "gemm", "cache", "jit", "transpose")
 CPU_SECTIONS = ("cache",)
 
@@ -39,8 +40,25 @@ def _mlir_importable() -> bool:
     return True
 
 
+def _graph(fn: Any, calls: int) -> Any:
+    """A CUDA graph of `calls` calls of fn (captured on a side stream after one warm call); its replay."""
+    import torch
+
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    return graph.replay
+
+
 def _elementwise_row(dtype: str, label: str, m: int, n: int, iterations: int) -> str:
-    """One row: GB/s of ours, torch.add and a D2D copy on the same (m, n) tensors, after checking ours."""
+    """One row: GB/s of ours, torch.add and a D2D copy on the same (m, n) tensors, after checking ours; kernels
+    under GRAPH_BELOW_MS also inside a CUDA graph (ours and torch.add, `calls` launches per replay)."""
     import torch
 
     from .elementwise_add import elementwise_add
@@ -61,20 +79,28 @@ def _elementwise_row(dtype: str, label: str, m: int, n: int, iterations: int) ->
         iterations=iterations, batch=batch,
     )
     gbs = [3 * numel * esz / ours / 1e6, 3 * numel * esz / ref / 1e6, 2 * numel * esz / cp / 1e6]
-    return (f"{dtype:9} {label:>8} {gbs[0]:10.1f} {gbs[1]:10.1f} {gbs[2]:10.1f} "
-            f"{gbs[0] / gbs[1]:8.3f}x {gbs[0] / gbs[2]:7.1%}")
+    row = (f"{dtype:9} {label:>11} {gbs[0]:10.1f} {gbs[1]:10.1f} {gbs[2]:10.1f} "
+           f"{gbs[0] / gbs[1]:8.3f}x {gbs[0] / gbs[2]:7.1%}")
+    if ours < GRAPH_BELOW_MS:
+        calls = max(1, min(1000, batch))
+        g_ours, g_ref = _graph(lambda: elementwise_add(a, b, c), calls), _graph(lambda: torch.add(a, b, out=c), calls)
+        go, gr = interleaved_median_ms([g_ours, g_ref], iterations=iterations)
+        row += f"  graph: {go / calls * 1e3:.2f} / {gr / calls * 1e3:.2f} us ({gr / go:.3f}x)"
+    return row
 
 
 def bench_elementwise(sizes: dict[str, tuple[int, int]], dtypes: tuple[str, ...], iterations: int) -> list[str]:
-    """Rows of GB/s for ours, torch.add and a D2D copy, on the same tensors."""
+    """Rows of GB/s for ours, torch.add and a D2D copy, on the same tensors, and the host cost of a call."""
     import torch
 
-    rows = [f"{'dtype':9} {'elements':>8} {'ours GB/s':>10} {'torch.add':>10} {'copy GB/s':>10} "
-            f"{'vs torch':>9} {'vs copy':>8}"]
+    rows = [f"{'dtype':9} {'elements':>11} {'ours GB/s':>10} {'torch.add':>10} {'copy GB/s':>10} "
+            f"{'vs torch':>9} {'vs copy':>8}  (graph: ours / torch.add us per kernel, kernels < 50 us)"]
     for dtype in dtypes:
         for label, (m, n) in sizes.items():
             rows.append(_elementwise_row(dtype, label, m, n, iterations))
             torch.cuda.empty_cache()
+    rows.append("host cost of elementwise_add() (public call) against torch.add(a, b, out=c):")
+    rows += bench_jit.bench_add_host()
     return rows
 
 
@@ -85,7 +111,7 @@ import torch
 from cute_examples._compiled import kernel_for
 from cute_examples.dense_gemm.bench import bench_config
 from cute_examples.dense_gemm.host import compile_gemm
-from cute_examples.elementwise_add.host import select_kernel
+from cute_examples.elementwise_add.host import plan_for
 kind = sys.argv[1]
 a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
 b = torch.randn(256, 256, device="cuda", dtype=torch.float16)
@@ -93,7 +119,7 @@ c = torch.empty_like(a)
 torch.cuda.synchronize()
 t0 = time.perf_counter()  # the packages are imported, as for the cold row; the call starts here
 if kind.startswith("elementwise_add"):
-    kernel, _ = select_kernel(a, b, c)
+    kernel = plan_for(a, b, c).kernel
 else:
     cfg = bench_config((8192, 8192, 8192, 1), "float16")
     kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), (9, 0))
@@ -103,6 +129,18 @@ t1 = time.perf_counter()
 print(json.dumps({"warm_ms": (t1 - t0) * 1e3, "hit_ms": (t_hit - t0) * 1e3,
                   "mlir_imported": any(m == "mlir" or m.startswith("mlir.") for m in sys.modules)}))
 """
+
+
+def _add_compile(target: str) -> Any:
+    """Compile (through the registered compiler and cute-ir's cache, not the JIT's in-process table) the add
+    kernel a contiguous float16 256x256 call uses."""
+    from cute_runtime.compilers import compiler
+
+    from .elementwise_add.kernel import add_kernel
+    from .elementwise_add.modes import standins
+
+    spec = add_kernel.specialize(*standins("float16", (256, 256), [(256, 1)] * 3, 16)[1])[0]
+    return compiler()(add_kernel.fn, spec, target)
 
 
 def _compile_costs(kind: str, compile_fn: Any, target_ms: float, warm_ms: float) -> list[str]:
@@ -160,12 +198,9 @@ def bench_costs() -> list[str]:
         import cute_ir.tensor  # noqa: F401
         from cute_nvarch.target import compile_target
 
-        from .elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec
-
         cc = torch.cuda.get_device_capability()
         target = compile_target(cc).name
-        spec = elementwise_add_spec("float16", "vec", offset_bits=32)
-        rows += _compile_costs("elementwise_add", lambda: compile_elementwise_add(spec, target), 150, 50)
+        rows += _compile_costs("elementwise_add", lambda: _add_compile(target), 150, 50)
         from .dense_gemm.spec import runs_on
 
         if runs_on(cc):
@@ -181,12 +216,11 @@ def bench_costs() -> list[str]:
     a = torch.randn(32, 32, device="cuda")
     b = torch.randn(32, 32, device="cuda")
     c = torch.empty_like(a)
-    from .elementwise_add.host import select_kernel
-    from .elementwise_add.kernel import grid_for
+    from .elementwise_add.host import plan_for
 
-    kernel, spec = select_kernel(a, b, c)
-    grid, tail = grid_for(spec, 32, 32)[0], (32, 32, *a.stride(), *b.stride(), *c.stride())
-    bare = host_us_per_call(lambda: kernel.launch(grid, a, b, c, *tail))
+    p = plan_for(a, b, c)
+    kernel, grid, pa, pb, pc = p.kernel, p.grid, a.data_ptr(), b.data_ptr(), c.data_ptr()
+    bare = host_us_per_call(lambda: kernel.launch(grid, pa, *p.ta, pb, *p.tb, pc, *p.tc))
     ours = host_us_per_call(lambda: elementwise_add(a, b, c))
     ref = host_us_per_call(lambda: torch.add(a, b, out=c))
     rows.append(f"launch overhead, host us/call with 3 tensors (target <= torch.add and < 5 us): compiled kernel "
@@ -209,11 +243,11 @@ _HIT_SNIPPET = r"""
 import json, sys, time
 from cute_examples.dense_gemm.bench import bench_config
 from cute_examples.dense_gemm.host import compile_gemm
-from cute_examples.elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec
+from cute_examples.bench import _add_compile
 kind, target = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
 if kind == "elementwise_add":
-    art = compile_elementwise_add(elementwise_add_spec("float16", "vec", offset_bits=32), target)
+    art = _add_compile(target)
 else:
     art = compile_gemm(bench_config((8192, 8192, 8192, 1), "float16"), target)
 ms = (time.perf_counter() - t0) * 1e3
@@ -230,11 +264,8 @@ def bench_cache_hits(target: str = "sm_90a") -> list[str]:
 
     from .dense_gemm.bench import bench_config
     from .dense_gemm.host import compile_gemm
-    from .elementwise_add.kernel import compile_elementwise_add, elementwise_add_spec
-
     kernels = {
-        "elementwise_add": lambda: compile_elementwise_add(elementwise_add_spec("float16", "vec", offset_bits=32),
-                                                           target),
+        "elementwise_add": lambda: _add_compile(target),
         "dense_gemm": lambda: compile_gemm(bench_config((8192, 8192, 8192, 1), "float16"), target),
     }
     rows = []
@@ -296,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
         "costs": bench_costs,
         "gemm": lambda: bench_gemm(args.iterations),
         "cache": bench_cache_hits,
-        "jit": lambda: bench_jit.bench_jit_host(),
+        "jit": lambda: bench_jit.bench_jit_host() + bench_jit.bench_add_host(),
         "transpose": lambda: bench_transpose.bench_transpose(args.iterations),
     }
     device = torch.cuda.get_device_name() if gpu else "none (CPU sections only)"

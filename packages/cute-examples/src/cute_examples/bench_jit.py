@@ -13,7 +13,7 @@ from typing import Any
 
 from cute_runtime import Tensor, kernel
 
-__all__ = ["add", "bench_jit_host"]
+__all__ = ["add", "bench_add_host", "bench_jit_host"]
 
 BLOCK = 128
 
@@ -142,4 +142,78 @@ def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int 
         f"launch plan alone (pack, grid, default stream, driver call) {t['plan']:.2f}; torch's current-stream "
         f"getter {t['stream']:.2f}; the loop's rotation {t['rotation']:.2f}; the call's remainder (ours - key - "
         f"lookup - plan, rotation counted once: instance call, argument passing) {rest:.2f}",
+    ]
+
+
+def bench_add_host(shape: tuple[int, int] = (64, 64), sets: int = 8, calls: int = 2000, rounds: int = 10) -> list[str]:
+    """Host us per call of the public elementwise_add() against torch.add(a, b, out=c) over `sets` rotated
+    buffer sets, alternating, and the breakdown of ours (key, lookup, pack, driver call) and of a plan miss."""
+    import torch
+
+    from .elementwise_add import host
+
+    bufs = [tuple(torch.randn(shape, device="cuda") for _ in range(3)) for _ in range(sets)]
+    for x, y, z in bufs:
+        host.elementwise_add(x, y, z)
+    torch.cuda.synchronize()
+    x, y, z = bufs[0]
+    if not torch.equal(z, x + y):
+        raise AssertionError("elementwise_add: result differs from torch")
+    it = [0]
+
+    def ours() -> None:
+        i = it[0] = (it[0] + 1) % sets
+        x, y, z = bufs[i]
+        host.elementwise_add(x, y, z)
+
+    def peer() -> None:
+        i = it[0] = (it[0] + 1) % sets
+        x, y, z = bufs[i]
+        torch.add(x, y, out=z)
+
+    def key() -> Any:
+        i = it[0] = (it[0] + 1) % sets
+        x, y, z = bufs[i]
+        return (x.dtype, y.dtype, z.dtype, x.shape, y.shape, z.shape, x.stride(), y.stride(), z.stride(),
+                x.get_device(), y.get_device(), z.get_device(), (x.data_ptr() | y.data_ptr() | z.data_ptr()) & 15)
+
+    keys = [host._key(*s) for s in bufs]
+    plans = host.plans
+
+    def lookup() -> Any:
+        i = it[0] = (it[0] + 1) % sets
+        return plans[keys[i]]
+
+    plan = plans[keys[0]]
+    kernel_ = plan.kernel
+    packed = [tuple(kernel_.layout.convert([x.data_ptr(), *plan.ta, y.data_ptr(), *plan.tb, z.data_ptr(), *plan.tc],
+                                           kernel_.device)) for x, y, z in bufs]
+    params = kernel_.prepare(*packed[0])
+    pack_into, buf, base = kernel_.layout.struct.pack_into, params.buffer, params.base
+
+    def pack() -> None:
+        i = it[0] = (it[0] + 1) % sets
+        pack_into(buf, base, *packed[i])
+
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def driver() -> None:
+        kernel_.launch_packed((plan.grid, 1, 1), stream, params)
+
+    t_ours, t_peer = _alternating_us([ours, peer], calls, rounds)
+    t_key, t_lookup, t_pack, t_driver = _alternating_us([key, lookup, pack, driver], calls, 2)
+    misses = []
+    for x, y, z in bufs:
+        host.plans.clear()
+        t0 = time.perf_counter()
+        host.elementwise_add(x, y, z)
+        misses.append((time.perf_counter() - t0) * 1e6)
+    torch.cuda.synchronize()
+    return [
+        f"{'ours us':>8} {'torch.add':>10} {'ratio':>7}   (elementwise_add {shape[0]}x{shape[1]} float32, {sets} "
+        f"buffer sets, median of {rounds} blocks)",
+        f"{t_ours:8.2f} {t_peer:10.2f} {t_ours / t_peer:6.3f}x",
+        f"breakdown (us): key {t_key:.2f}, lookup {t_lookup:.2f}, pack {t_pack:.2f}, driver call {t_driver:.2f}"
+        f" (each with the loop's buffer rotation); a plan miss (checks, coalescing, specialization of a loaded "
+        f"kernel) {statistics.median(misses):.1f} us",
     ]

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .elementwise_add.kernel import DTYPES, VARIANTS, compile_elementwise_add, elementwise_add_spec
+from .elementwise_add.kernel import DTYPES
 from .math_check import math_jobs
 from .report import KernelTable, artifact_location
 
@@ -15,22 +15,63 @@ __all__ = ["LEGEND", "artifacts", "compile_catalogue", "jit_kernels", "jobs"]
 # the parts of the labels below, explained once wherever they are listed (the main job's report)
 LEGEND = (
     "elementwise_add <dtype> <vec = 128-bit accesses | strided = any strides> <i32/i64: offset bits>",
+    "elementwise_add <dtype> <1-D | 2-D> u<unit-stride mode of a/b/c> a<byte alignment of a/b/c> i<offset bits>",
     "transpose <dtype> <swizzled | naive> x/y: a<byte alignment>u<unit-stride mode> p<elements per 32-bit word>",
     "transpose_vec <dtype> x/y: as transpose, p<elements per 16-byte unit> (the tutorial's vector step)",
     "math_check <accurate | fast>: every cute_ir.math function of the family (the math GPU test)",
 )
 
 Job = tuple[str, Callable[[], Any]]
+VARIANTS = ("vec", "strided")
+
+
+def _legacy(dtype: str, variant: str, index: int) -> list[Any]:
+    """Stand-ins of the 2-D kernels the main job has always listed: vec (unit N-stride, 16-byte aligned rows) or
+    strided (no unit stride), with 32- or 64-bit offsets."""
+    from cute_runtime import Placeholder
+
+    row = 2**31 if index == 64 else 3 * 1024
+    strides = (row, 1) if variant == "vec" else (row, 3)
+    return [Placeholder((2, 1024), dtype, strides=strides)] * 3
+
+
+def _spec_label(spec: dict[str, Any]) -> str:
+    """elementwise_add <dtype> <rank>-D u<unit mode of a/b/c> a<alignment of a/b/c> i<index bits>."""
+    ts = [t for t in spec["args"] if t["kind"] == "tensor"]
+    units = "/".join("-" if t["unit"] is None else str(t["unit"]) for t in ts)
+    aligns = "/".join(str(t["align"]) for t in ts)
+    return f"elementwise_add {ts[0]['dtype']} {len(ts[0]['shape'])}-D u{units} a{aligns} i{max(t['index'] for t in ts)}"
 
 
 def _elementwise(target: str) -> list[Job]:
-    jobs = []
+    """The add's kernels: the vec/strided x i32/i64 rows, then every specialization of the add's calls
+    (elementwise_add.cases: GPU tests, checks, benchmark, CLI) not already listed."""
+    from cute_nvarch.kernel_spec import canonical_spec
+
+    from .elementwise_add.cases import cases
+    from .elementwise_add.kernel import add_kernel
+    from .elementwise_add.modes import standins
+
+    jobs: list[Job] = []
+    seen: set[str] = set()
+
+    def add(label: str | None, args: list[Any]) -> None:
+        spec = add_kernel.specialize(*args)[0]
+        key = canonical_spec(spec)
+        if key not in seen:
+            seen.add(key)
+            jobs.append((label or _spec_label(spec), functools.partial(add_kernel.artifact, *args, target=target)))
+
     for dtype in DTYPES:
         for variant in VARIANTS:
-            for offset_bits in (32, 64):
-                spec = elementwise_add_spec(dtype, variant, offset_bits=offset_bits)
-                jobs.append((f"elementwise_add {dtype} {variant} i{offset_bits}",
-                             functools.partial(compile_elementwise_add, spec, target)))
+            for index in (32, 64):
+                add(f"elementwise_add {dtype} {variant} i{index}", _legacy(dtype, variant, index))
+    for case in cases():
+        if 0 in case.out.shape:
+            continue
+        nbytes = 4 if case.dtype in ("float32", "int32") else 2
+        align = min(t.address_align(nbytes) for t in (case.a, case.b, case.out))
+        add(None, standins(case.dtype, case.out.shape, [t.stride for t in (case.a, case.b, case.out)], align)[1])
     return jobs
 
 

@@ -58,11 +58,13 @@ def _existing_path(text: str) -> str:
 
 
 def apply_bundle_flag(args: argparse.Namespace) -> None:
-    """Make the examples load kernels from args.bundle (checked to exist by the parser) when it is given."""
+    """Make the examples load kernels from args.bundle (checked to exist by the parser) when it is given: the
+    examples' own kernels and the JIT kernels (the add, the transpose: CUTE_BUNDLE_DIR, read at each miss)."""
     if args.bundle is not None:
         from ._compiled import use_bundle
 
         use_bundle(args.bundle)
+        os.environ["CUTE_BUNDLE_DIR"] = args.bundle
 
 
 _NEGATIVE_VALUE = re.compile(r"^-[0-9.]")

@@ -61,6 +61,22 @@ class JitBuilder:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._k, name)
 
+    def restrict(self, *tensors: str, readonly: bool = False) -> None:
+        """Promise that these tensor parameters' memory is reached through no other parameter (CUDA's
+        `__restrict__`), and with readonly that the kernel only reads it (`const __restrict__`: ld.global.nc)."""
+        from mlir import ir
+
+        from .kernel import param_kind
+
+        for name in tensors:
+            p = self._k.params.get(name)
+            if p is None or p.kind != "ptr":
+                raise ValueError(f"restrict: {name!r} is not a tensor parameter of kernel {self._kd.name!r}")
+            p.noalias = True
+            p.readonly = p.readonly or bool(readonly)
+        attrs = [ir.DictAttr.get(param_kind(p.kind).arg_attrs(p)) for p in self._kd.params]
+        self._k.func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+
     def shared_memory(self, nbytes: int, align: int = 16) -> Any:
         """A fresh `!llvm.ptr<3>` to nbytes of dynamic shared memory (the kernel's dynamic smem grows)."""
         if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:

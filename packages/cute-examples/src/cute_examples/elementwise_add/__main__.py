@@ -36,10 +36,11 @@ def parser() -> Parser:
 
 def _compile_report(dtype: str, m: int, n: int) -> str:
     """Compile (no GPU needed) the kernel these contiguous (m, n) tensors use, and its resource report."""
-    from .kernel import compile_elementwise_add, elementwise_add_spec
+    from .kernel import add_kernel
+    from .modes import standins
 
-    offset_bits = 32 if m * n < 2**31 else 64
-    art = compile_elementwise_add(elementwise_add_spec(dtype, "vec", offset_bits=offset_bits), "sm_90a")
+    _, args = standins(dtype, (m, n), [(n, 1)] * 3, 16)
+    art = add_kernel.artifact(*args, target="sm_90a")
     return resource_line(art.entry.resources, cached=art.cached)
 
 
@@ -59,9 +60,8 @@ def run(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
             print(line)
         return 0
 
-    from .._compiled import compiled_here
     from ..timing import interleaved_median_ms
-    from .host import elementwise_add, select_kernel
+    from .host import compiled_here, describe_plan, elementwise_add, plan_for
 
     tdtype = getattr(torch, dtype)
     shape = (args.M, args.N)
@@ -71,9 +71,9 @@ def run(args: argparse.Namespace, argv: Sequence[str] = ()) -> int:
         a = torch.randint(-1000, 1000, shape, device="cuda", dtype=tdtype)
         b = torch.randint(-1000, 1000, shape, device="cuda", dtype=tdtype)
     c = torch.full_like(a, 7)
-    kernel, spec = select_kernel(a, b, c)
-    print(f"elementwise_add {dtype} {args.M}x{args.N} ({kernel.name}, {spec['variant']})")
-    print(resource_line(kernel.entry.resources, cached=not compiled_here(kernel)))
+    plan = plan_for(a, b, c)
+    print(f"elementwise_add {dtype} {args.M}x{args.N} ({describe_plan(plan)})")
+    print(resource_line(plan.kernel.entry.resources, cached=not compiled_here(plan)))
     elementwise_add(a, b, c)
     torch.cuda.synchronize()
     if not args.skip_ref_check:
