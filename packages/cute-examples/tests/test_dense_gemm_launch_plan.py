@@ -212,3 +212,67 @@ def test_tuned_table_is_read_once_per_process(tmp_path, monkeypatch):
     other = GemmShape(256, 256, 256)
     tune_cache.store_tuned(other, "float32", "GPU X", choice)  # this process's own store refreshes it
     assert tune_cache.lookup_tuned_once(other, "float32", "GPU X") is not None
+
+
+def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch, tmp_path):
+    """GemmPlan on fakes (device, kernel, driver): built once, then per call only address updates and a launch."""
+    import ctypes
+    import struct
+    from types import SimpleNamespace
+
+    import cute_runtime
+    from cute_examples import _compiled
+    from cute_examples.dense_gemm import tune_cache
+    from cute_nvarch.params import Param
+    from cute_runtime import TensorMap
+    from cute_runtime.params import ParamBuffer, ParamLayout
+
+    launches, replaced = [], []
+
+    class FakeKernel:
+        layout = ParamLayout([Param(n, "tma") for n in ("a_desc", "b_desc", "c_desc")]
+                             + [Param(n, "i32") for n in ("m", "n", "k", "l", "raster_along_n", "swizzle_log")])
+
+        def prepare(self, *args):
+            buf = ParamBuffer(self.layout)
+            buf.write(self.layout.convert(args))
+            return buf
+
+        def bound_launch(self, grid, params):
+            return lambda stream: launches.append((grid, stream, params.packed()))
+
+    class FakeDriver:
+        class CUtensorMap:
+            def __init__(self, _ptr):
+                self.ptr = _ptr
+
+        @staticmethod
+        def cuTensorMapReplaceAddress(tm, address):  # the real one rewrites the opaque map; a stand-in field
+            replaced.append(address)
+            ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
+            return (0,)
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(_compiled, "kernel_for", lambda spec, fn, cc, device=None: FakeKernel())
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    cache = PlanCache(launch_plan._build)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    a, b, c = _triple()
+    assert launch_plan.gemm(a, b, c, stream=7) is c
+    (plan,) = cache.table().values()
+    assert replaced == [] and len(launches) == 1  # the plan was encoded for these very addresses
+    a2, b2, c2 = (FakeCuda(t.shape, t.stride(), t.dtype, t.data_ptr() + 4096) for t in (a, b, c))
+    assert launch_plan.gemm(a2, b2, c2, stream=7) is c2
+    assert list(cache.table().values()) == [plan]
+    assert replaced == [a2.data_ptr(), b2.data_ptr(), c2.data_ptr()]
+    grid, stream, block = launches[-1]
+    assert stream == 7 and grid == plan.grid
+    offsets = FakeKernel.layout.offsets
+    assert [struct.unpack_from("<Q", block, o)[0] for o in offsets[:3]] == replaced
+    assert struct.unpack_from("<4i", block, offsets[3]) == (256, 64, 128, 1)
+    with pytest.raises(ValueError, match="overlaps an input"):
+        launch_plan.gemm(a, b, FakeCuda(c.shape, c.stride(), c.dtype, a.data_ptr() + 1024))
