@@ -158,6 +158,9 @@ def emit_elementwise_add(
 def add_kernel(k, a: Tensor(), b: Tensor(), c: Tensor(), threads_m: int = 1, values_m: int = 1,
                nc_loads: bool = True):
     """c = a + b for 1-D or 2-D tensors of one dtype and shape (see the module doc); grid: `grid_for`."""
+    for name, v in (("threads_m", threads_m), ("values_m", values_m)):
+        if v not in (1, 2, 4, 8):
+            raise ValueError(f"{name} must be 1, 2, 4 or 8, got {v!r}")
     if nc_loads:
         k.restrict("a", "b", readonly=True)
         k.restrict("c")
