@@ -117,3 +117,30 @@ def test_what_no_gemm_can_do_stays_a_value_error():
         gemm(a, a.cpu())
     with pytest.raises(ValueError, match="overlaps an input"):
         gemm(a, torch.randn(64, 64, dtype=torch.float16, device="cuda"), a)
+
+
+def _two_hoppers() -> bool:
+    if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
+        return False
+    return all(torch.cuda.get_device_capability(d) == (9, 0) for d in (0, 1))
+
+
+@pytest.mark.multi_gpu
+@pytest.mark.skipif(not _two_hoppers(), reason="needs torch.cuda.device_count() >= 2 sm_90 GPUs "
+                    "(multi-GPU machines are not lent: not forced by CUTE_REQUIRE_GPU=1)")
+def test_each_device_gets_its_own_plan_and_kernel():
+    from cute_examples.dense_gemm import gemm, launch_plan
+
+    plans = {}
+    for d in (0, 1):
+        a = torch.randn(256, 127, dtype=torch.float16, device=f"cuda:{d}")
+        b = torch.randn(127, 200, dtype=torch.float16, device=f"cuda:{d}")
+        out = gemm(a, b)
+        torch.cuda.synchronize(d)
+        assert out.device == a.device
+        ref = a.float() @ b.float()
+        assert float((out.float() - ref).norm() / ref.norm()) <= 2e-3
+        key = launch_plan.plan_key(a, a.data_ptr(), b, b.data_ptr(), None, 0, (None, "float32", None, None, None))
+        plans[d] = launch_plan.plans.table()[key]
+    assert (plans[0].device, plans[1].device) == (0, 1)
+    assert plans[0].kernel is not plans[1].kernel and plans[1].kernel.device == 1
