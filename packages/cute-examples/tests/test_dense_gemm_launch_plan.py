@@ -176,6 +176,7 @@ def test_default_output_is_never_staged():
         (FakeCuda((64, 64)), FakeCuda((64, 64)), FakeCuda((64, 65)), r"out must be \(64, 64\)"),
         (FakeCuda((2, 64, 64)), FakeCuda((3, 64, 64)), None, r"same batch size"),
         (FakeCuda((64, 64)), FakeCuda((2, 64, 64)), None, r"both be 2-D or both 3-D"),
+        (FakeCuda((64, 64)), FakeCuda((64, 64)), FakeCuda((64, 64), (0, 1)), r"out has a stride-0 mode"),
     ],
 )
 def test_what_no_gemm_can_do_is_a_value_error(a, b, out, match):

@@ -143,6 +143,8 @@ def _check(a: Any, b: Any, out: Any, c_dtype: Any) -> tuple[int, Any]:
             raise ValueError(f"out must be ({m}, {n}) per batch, got ({mc}, {nc})")
         if lc != la:
             raise ValueError(f"a, b and out must have the same batch size, got {la}, {lb}, {lc}")
+        if any(st == 0 and ext > 1 for ext, st in zip(out.shape, out.stride(), strict=True)):
+            raise ValueError(f"out has a stride-0 mode (strides {tuple(out.stride())}): its elements overlap")
     if la != lb:
         raise ValueError(f"a and b must have the same batch size, got {la} and {lb}")
     device = next(iter(devices))
@@ -174,9 +176,10 @@ class GemmPlan:
         self.c_torch = torch_dtype(cd)
         self.out_shape = (*a.shape[:-1], b.shape[-1])
         self.out_storage = padded(self.out_shape, self.c_torch)[0]
-        e = {t: DTYPE_BYTES[canonical_dtype(str(t.dtype))] for t in (a, b) + (() if out is None else (out,))}
-        self.spans = (_span(a.shape, a.stride(), e[a]), _span(b.shape, b.stride(), e[b]),
-                      0 if out is None else _span(out.shape, out.stride(), e[out]))
+        self.spans = tuple(
+            0 if t is None else _span(t.shape, t.stride(), DTYPE_BYTES[canonical_dtype(str(t.dtype))])
+            for t in (a, b, out)
+        )
         self._torch = torch
         self.kernel = None
         self.trivial = min(self.out_shape) == 0 or a.shape[-1] == 0
