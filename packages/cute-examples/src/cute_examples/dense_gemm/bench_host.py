@@ -23,6 +23,7 @@ from typing import Any
 
 from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
 from ..report import GPU_HOST_BENCH, no_gpu_ending
+from .spec import AB_DTYPES
 
 __all__ = ["CALLS", "HOST_SHAPES", "ROTATION", "SPEED_SHAPES", "host_rows", "main", "speed_rows"]
 
@@ -73,7 +74,7 @@ def host_rows(iterations: int = 30) -> list[str]:
         f"{'dtype':9} {'M x N x K':16} {'gemm()':>7} {'torch':>7} {'ratio':>6}  {'key':>5} {'lookup':>6} "
         f"{'desc':>5} {'driver':>6}  {'miss us':>8}",
     ]
-    for dtype in ("float16", "bfloat16"):
+    for dtype in AB_DTYPES:
         for mnkl in HOST_SHAPES:
             rows.append(_host_row(dtype, mnkl, iterations))
     return rows
@@ -164,7 +165,7 @@ def speed_rows(iterations: int = 30) -> list[str]:
         f"{'dtype':9} {'M x N x K':16} {'ours us':>8} {'cuBLAS us':>9} {'ratio':>6}  {'graph ours':>10} "
         f"{'graph cuBLAS':>12} {'ratio':>6}  config",
     ]
-    for dtype in ("float16", "bfloat16"):
+    for dtype in AB_DTYPES:
         for mnkl in SPEED_SHAPES:
             rows.append(_speed_row(dtype, mnkl, iterations))
     return rows
