@@ -47,6 +47,7 @@ def _elementwise(target: str) -> list[Job]:
     """The add's kernels: the vec/strided x i32/i64 rows, then every specialization of the add's calls
     (elementwise_add.cases: GPU tests, checks, benchmark, CLI) not already listed."""
     from cute_nvarch.kernel_spec import canonical_spec
+    from cute_nvarch.numeric import numeric_type
 
     from .elementwise_add.cases import cases
     from .elementwise_add.kernel import add_kernel
@@ -69,7 +70,7 @@ def _elementwise(target: str) -> list[Job]:
     for case in cases():
         if 0 in case.out.shape:
             continue
-        nbytes = 4 if case.dtype in ("float32", "int32") else 2
+        nbytes = numeric_type(case.dtype).width // 8
         align = min(t.address_align(nbytes) for t in (case.a, case.b, case.out))
         add(None, standins(case.dtype, case.out.shape, [t.stride for t in (case.a, case.b, case.out)], align)[1])
     return jobs

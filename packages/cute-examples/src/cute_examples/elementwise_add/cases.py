@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cute_nvarch.numeric import BFloat16, Float32
+
 from ..checks import _GUARD as GUARD
 from ..checks import EW_SHAPES as CHECK_SHAPES
 from .kernel import DTYPES
@@ -18,7 +20,7 @@ from .kernel import DTYPES
 __all__ = ["BENCH_SIZES", "CHECK_SHAPES", "GUARD", "Case", "Operand", "cases"]
 
 BENCH_SIZES = {"2^20": (1024, 1024), "2^24": (4096, 4096), "2^28": (16384, 16384), "10000x10007": (10000, 10007)}
-BENCH_DTYPES = ("float32", "bfloat16")
+BENCH_DTYPES = (Float32.canonical, BFloat16.canonical)
 ODD_SHAPES = ((3, 5), (129, 1001), (1000, 10007), (1, 100003))  # contiguous, odd N: one 1-D range
 SIZE_ONE = ((1, 4096), (4096, 1), (1, 1, 77, 1))
 
