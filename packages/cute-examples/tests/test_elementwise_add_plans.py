@@ -73,6 +73,18 @@ def test_rotated_buffers_share_a_plan(launches: list) -> None:
     assert args0[0] == 1 << 32 and args1[0] == 1 << 33  # the call's own addresses
 
 
+def test_a_hit_is_key_lookup_and_launch(launches: list, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first call, a rotated buffer set runs no check, coalescing or specialization."""
+    _call((64, 64))
+
+    def no_miss(*args: object) -> None:
+        raise AssertionError("a hit reached plan_for")
+
+    monkeypatch.setattr(host, "plan_for", no_miss)
+    _call((64, 64), ptr=1 << 34)
+    assert len(launches) == 2
+
+
 def test_each_key_field_makes_a_new_plan(launches: list) -> None:
     base = _call((64, 64))
     others = [
