@@ -52,6 +52,13 @@ def launches(monkeypatch: pytest.MonkeyPatch) -> list:
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (9, 0))
     calls: list = []
     monkeypatch.setattr(Kernel, "launch", lambda self, grid, *args, **kw: calls.append((self, grid, args)))
+
+    def bound_launch(self: Kernel, grid: int, params: object) -> object:
+        # the plan's fast launcher: record what it packed into its parameter block
+        unpack = self.layout.struct.unpack_from
+        return lambda stream: calls.append((self, grid, unpack(params.buffer, params.base)))
+
+    monkeypatch.setattr(Kernel, "bound_launch", bound_launch)
     host.plans.clear()
     yield calls
     host.plans.clear()
@@ -66,11 +73,15 @@ def _call(shape: tuple, ptr: int = 1 << 32, **kw: object) -> host.Plan:
 def test_rotated_buffers_share_a_plan(launches: list) -> None:
     first = _call((100, 10007))
     again = _call((100, 10007), ptr=1 << 33)
-    assert again is first and len(host.plans) == 1
+    third = _call((100, 10007), ptr=1 << 34)
+    assert again is first is third and len(host.plans) == 1
     assert first.modes == (100 * 10007,) and first.grid == -(-100 * 10007 // 512)  # one 1-D range
-    (k0, g0, args0), (k1, _, args1) = launches
-    assert k0 is k1 and g0 == first.grid
-    assert args0[0] == 1 << 32 and args1[0] == 1 << 33  # the call's own addresses
+    (k0, g0, args0), (k1, g1, args1), (_, _, args2) = launches  # checked launch, then the bound launcher
+    assert k0 is k1 and g0 == g1 == first.grid
+    n = 100 * 10007
+    assert args0 == (1 << 32, n, (1 << 32) + (1 << 28), n, (1 << 32) + (2 << 28), n)
+    assert args1 == (1 << 33, n, (1 << 33) + (1 << 28), n, (1 << 33) + (2 << 28), n)  # the call's own addresses
+    assert args2[0] == 1 << 34
 
 
 def test_a_hit_is_key_lookup_and_launch(launches: list, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,7 +93,8 @@ def test_a_hit_is_key_lookup_and_launch(launches: list, monkeypatch: pytest.Monk
 
     monkeypatch.setattr(host, "plan_for", no_miss)
     _call((64, 64), ptr=1 << 34)
-    assert len(launches) == 2
+    _call((64, 64), ptr=1 << 35)
+    assert len(launches) == 3 and launches[2][2][0] == 1 << 35
 
 
 def test_each_key_field_makes_a_new_plan(launches: list) -> None:
