@@ -93,3 +93,29 @@ def test_in_place_into_a() -> None:
     want = a + b
     elementwise_add(a, b, a)
     assert torch.equal(a, want)
+
+
+def _two_gpus() -> bool:
+    import torch
+
+    return torch.cuda.is_available() and torch.cuda.device_count() >= 2
+
+
+@pytest.mark.multi_gpu
+@pytest.mark.skipif(not _two_gpus(), reason="needs torch.cuda.device_count() >= 2 "
+                    "(multi-GPU machines are not lent: not forced by CUTE_REQUIRE_GPU=1)")
+def test_each_device_gets_its_own_plan_and_kernel() -> None:
+    import torch
+    from cute_examples.elementwise_add import host
+
+    plans = []
+    for d in (0, 1):
+        a = torch.randn(300, 1001, device=f"cuda:{d}")
+        b = torch.randn(300, 1001, device=f"cuda:{d}")
+        out = host.elementwise_add(a, b)
+        out = host.elementwise_add(a, b, out)  # a hit: the bound launcher
+        torch.cuda.synchronize(d)
+        assert out.device == a.device and torch.equal(out, a + b)
+        plans.append(host.plans[host._key(a, b, out)])
+    assert plans[0] is not plans[1] and plans[0].kernel is not plans[1].kernel
+    assert (plans[0].kernel.device, plans[1].kernel.device) == (0, 1)
