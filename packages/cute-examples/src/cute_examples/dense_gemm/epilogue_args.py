@@ -1,0 +1,178 @@
+"""gemm()'s epilogue arguments checked before any GPU work: bias, input, alpha, beta, activation.
+
+`check_epilogue(a, b, out, c_dtype, bias=..., input=..., alpha=..., beta=..., activation=...)` raises
+ValueError/TypeError naming the argument and the rule, and returns the `EpilogueArgs` the plan uses:
+
+- `activation`: None or one of `activation.ACTIVATIONS`. "swiglu" needs b's N to be a multiple of 16 (gate/up
+  blocks of 8, `activation.interleave_gate_up`), makes C (.., M, N/2) and takes no `input`.
+- `alpha`, `beta`: real numbers (`bool` and complex are TypeErrors). `beta` defaults to 1 when `input` is given
+  (torch.addmm's default) and may only be given with `input`; `beta == 0` does not read `input` (BLAS and
+  torch: a NaN there stays out of the result). alpha == 1 multiplies nothing.
+- `bias`: a CUDA tensor of C's dtype on a's device, varying along one output mode: (N,), (1, N) or (1, 1, N)
+  is one value per output column ("n"), (M, 1) or (1, M, 1) one per output row ("m"); N counts the
+  accumulator's columns (b's N; SwiGLU: the interleaved gate/up bias). Any stride (it is a run-time
+  parameter; 0 broadcasts one value). A per-batch bias is an `input`.
+- `input`: a CUDA tensor of C's dtype on a's device that broadcasts to C's shape as in torch.addmm / baddbmm
+  (`broadcast_strides`: no copy, broadcast modes get stride 0). It may be `out` itself (same address, shape and
+  strides: each element is read before it is written, by the thread that writes it); any other overlap
+  with `out` is checked per call by the plan.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from typing import Any
+
+from .activation import SWIGLU_BLOCK, check_activation
+from .spec import canonical_dtype
+
+__all__ = ["EpilogueArgs", "broadcast_strides", "check_epilogue"]
+
+
+@dataclass(frozen=True)
+class EpilogueArgs:
+    """A checked epilogue: the config's fields (activation, bias mode, input and alpha flags) and the values."""
+
+    activation: str
+    bias_mode: str | None
+    has_input: bool
+    has_alpha: bool
+    alpha: float
+    beta: float
+    bias: Any
+    input: Any
+    input_strides: tuple[int, ...] | None
+    n_out: int
+
+    @property
+    def config_fields(self) -> dict:
+        """The GemmConfig fields of this epilogue."""
+        return {"activation": self.activation, "bias": self.bias_mode, "has_input": self.has_input,
+                "has_alpha": self.has_alpha}
+
+    @property
+    def fused(self) -> bool:
+        """Whether the epilogue does anything beyond storing the accumulators."""
+        return self.activation != "identity" or self.bias_mode is not None or self.has_input or self.has_alpha
+
+
+def _number(v: object, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, Real):
+        raise TypeError(f"{what} must be a real number (int or float), got {type(v).__name__} {v!r}")
+    f = float(v)
+    if math.isnan(f):
+        raise ValueError(f"{what} must not be NaN")
+    return f
+
+
+def _tensor_rules(t: Any, what: str, a: Any, c_dtype: str) -> None:
+    if not all(hasattr(t, f) for f in ("shape", "stride", "dtype", "data_ptr", "device")):
+        raise TypeError(f"{what} must be a torch.Tensor or None, got {type(t).__name__}")
+    if not getattr(t, "is_cuda", False):
+        raise ValueError(f"{what} must be a CUDA tensor")
+    if t.device != a.device:
+        raise ValueError(f"{what} must be on a's device {a.device}, got {t.device}")
+    try:
+        dt = canonical_dtype(str(t.dtype), f"{what}.dtype")
+    except ValueError:
+        dt = str(t.dtype)
+    if dt != c_dtype:
+        raise ValueError(f"{what}.dtype must be C's dtype {c_dtype}, got {t.dtype}")
+
+
+def _bias_mode(bias: Any, m: int, n: int, batched: bool) -> str:
+    shape = tuple(bias.shape)
+    if batched and len(shape) == 3:
+        if shape[0] != 1:
+            raise ValueError(f"bias must not vary along the batch (got shape {shape}); pass a per-batch addend "
+                             "as input=")
+        shape = shape[1:]
+    if len(shape) == 1 and shape[0] in (n, 1):
+        return "n"
+    if len(shape) == 2 and shape[0] == 1 and shape[1] in (n, 1):
+        return "n"
+    if len(shape) == 2 and shape[1] == 1 and shape[0] == m:
+        return "m"
+    rows = "(N,), (1, N), (1, 1, N) along N or (M, 1), (1, M, 1) along M" if batched else \
+        "(N,) or (1, N) along N, (M, 1) along M"
+    raise ValueError(f"bias must be a vector of shape {rows} with M = {m}, N = {n}; got {tuple(bias.shape)}")
+
+
+def broadcast_strides(shape: tuple[int, ...], strides: tuple[int, ...], to: tuple[int, ...], what: str) -> tuple:
+    """The element strides of a tensor of `shape`/`strides` broadcast to `to` (torch's rules; 0 where it repeats)."""
+    if len(shape) > len(to):
+        raise ValueError(f"{what} must broadcast to C's shape {to}, got {shape}")
+    pad = len(to) - len(shape)
+    out = []
+    for i, ext in enumerate(to):
+        if i < pad:
+            out.append(0)
+            continue
+        e, s = shape[i - pad], strides[i - pad]
+        if e == ext:
+            out.append(s if ext > 1 else 0)
+        elif e == 1:
+            out.append(0)
+        else:
+            raise ValueError(f"{what} must broadcast to C's shape {to}, got {shape}")
+    return tuple(out)
+
+
+def check_epilogue(
+    a: Any,
+    b: Any,
+    out: Any,
+    c_dtype: str,
+    *,
+    bias: Any = None,
+    input: Any = None,  # noqa: A002 - torch.addmm's name
+    alpha: object = 1.0,
+    beta: object = None,
+    activation: object = None,
+) -> EpilogueArgs:
+    """The checked epilogue of gemm(a, b, out, ...) (a, b already checked; c_dtype canonical)."""
+    act = check_activation(activation)
+    alpha_f = _number(alpha, "alpha")
+    if beta is not None and input is None:
+        raise ValueError("beta scales input; pass input= with it (or leave beta None)")
+    beta_f = 1.0 if beta is None else _number(beta, "beta")
+    m, n = a.shape[-2], b.shape[-1]
+    n_out = n
+    if act == "swiglu":
+        if n % (2 * SWIGLU_BLOCK):
+            raise ValueError(
+                f"activation='swiglu' needs b's N ({n}) to be a multiple of {2 * SWIGLU_BLOCK}: gate and up "
+                f"columns interleaved in blocks of {SWIGLU_BLOCK} (activation.interleave_gate_up)"
+            )
+        if input is not None:
+            raise ValueError("input= is not supported with activation='swiglu'")
+        n_out = n // 2
+    batched = a.dim() == 3
+    bias_mode = None
+    if bias is not None:
+        _tensor_rules(bias, "bias", a, c_dtype)
+        bias_mode = _bias_mode(bias, m, n, batched)
+    strides = None
+    if input is not None:
+        _tensor_rules(input, "input", a, c_dtype)
+        strides = broadcast_strides(tuple(input.shape), tuple(input.stride()), (*a.shape[:-1], n_out), "input")
+        if out is not None and input.data_ptr() == out.data_ptr() and (
+            tuple(input.shape) != tuple(out.shape) or tuple(input.stride()) != tuple(out.stride())
+        ):
+            raise ValueError("input may be out itself (same shape and strides) or not overlap it; "
+                             "it shares out's address with another geometry")
+    has_input = strides is not None and beta_f != 0.0
+    return EpilogueArgs(
+        activation=act,
+        bias_mode=bias_mode,
+        has_input=has_input,
+        has_alpha=alpha_f != 1.0,
+        alpha=alpha_f,
+        beta=beta_f,
+        bias=bias,
+        input=input if has_input else None,
+        input_strides=strides if has_input else None,
+        n_out=n_out,
+    )
