@@ -25,7 +25,7 @@ IMPORTS = {"cute-layout": "cute_layout", "cute-nvarch": "cute_nvarch", "cute-ir"
 # Compiles the GEMM and the add for sm_90a through the cache; prints which were built and where they came from.
 _RUN = r"""
 import json, sys
-from cute_examples.dense_gemm.host import compile_gemm
+from cute_examples.dense_gemm.kernel import compile_gemm
 from cute_examples.dense_gemm.spec import GemmConfig
 from cute_examples.elementwise_add.kernel import add_kernel
 from cute_ir import cache

@@ -15,10 +15,14 @@ pytest.importorskip("mlir")
 
 from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs, variant_configs  # noqa: E402
 from cute_examples.dense_gemm.bench import bench_config  # noqa: E402
-from cute_examples.dense_gemm.host import compile_gemm  # noqa: E402
-from cute_examples.dense_gemm.kernel import PARAMS  # noqa: E402
+from cute_examples.dense_gemm.kernel import (  # noqa: E402
+    PARAMS,  # noqa: E402
+    compile_gemm,
+    gemm_spec,
+)
 from cute_examples.dense_gemm.spec import GemmConfig  # noqa: E402
 from cute_ir.hopper import sass  # noqa: E402
+from cute_nvarch.jit_spec import entry_symbol  # noqa: E402
 
 
 def _check_artifact(cfg, art, with_sass=True):
@@ -32,7 +36,7 @@ def _check_artifact(cfg, art, with_sass=True):
     assert [p.kind for p in ent.params] == ["tma"] * 3 + ["i32"] * 6
     assert ent.launch.block == (cfg.num_threads, 1, 1)
     assert ent.launch.cluster == (cfg.cluster_m, cfg.cluster_n, 1)
-    assert ent.spec == cfg.spec()
+    assert ent.spec == gemm_spec(cfg) and ent.name == entry_symbol(ent.spec)
     ptx = re.sub(r"[ \t]+", " ", art.ptx)
     assert ptx.count(".param .align 64 .b8") == 3
     k_blocks = cfg.tile_k // 16

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mlir")
 
 from cute_examples.dense_gemm import configs  # noqa: E402
-from cute_examples.dense_gemm.host import compile_gemm  # noqa: E402
+from cute_examples.dense_gemm.kernel import compile_gemm  # noqa: E402
 from cute_examples.dense_gemm.plan import tma_boxes  # noqa: E402
 
 SAMPLE = configs.sample_configs()

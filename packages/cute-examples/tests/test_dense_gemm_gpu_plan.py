@@ -2,8 +2,8 @@
 
 `configs.gemm_call_configs` names the kernels `gemm()` asks for; here it is checked against the host's own
 steps (majors from strides, `choose_config`, the staged N-major output) on stand-in tensors, every such config
-is in the catalogue that `python -m cute_examples.build_bundle` writes, and a bundle miss raises
-KernelNotFoundError without compiling anything (what the GPU test turns into a failure).
+is in the catalogue that `python -m cute_examples.build_bundle` writes, and a bundle miss on a host without a
+compiler raises CompilerError (what the GPU test turns into a failure).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import itertools
 
 import pytest
 import torch
-from cute_examples import _compiled
 from cute_examples.catalogue import jobs
 from cute_examples.dense_gemm import host
 from cute_examples.dense_gemm.aot import BENCH_NUM_SMS
@@ -25,8 +24,9 @@ from cute_examples.dense_gemm.configs import (
     random_problem_configs,
     random_problems,
 )
+from cute_examples.dense_gemm.kernel import dense_gemm, gemm_spec, kernel_of
 from cute_examples.dense_gemm.spec import TILE_M, TILE_N, GemmConfig
-from cute_runtime import KernelNotFoundError
+from cute_runtime import CompilerError
 
 _TORCH = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
 
@@ -117,14 +117,12 @@ def _write_bundle(directory, cfg):
     """A bundle of one (fake) GEMM kernel, written with cute-nvarch's bundle format (no MLIR, no cute-ir)."""
     from cute_nvarch.bundle_format import dump_manifest, make_manifest, manifest_kernel
     from cute_nvarch.entry import KernelEntry, Launch
-    from cute_nvarch.params import Param
+    from cute_nvarch.jit_spec import entry_symbol, kernel_params
 
-    params = tuple(Param(n, "tma") for n in ("a_desc", "b_desc", "c_desc")) + tuple(
-        Param(n, "i32") for n in ("m", "n", "k", "l", "raster_along_n", "swizzle_log")
-    )
+    spec = gemm_spec(cfg)
     launch = Launch((cfg.num_threads, 1, 1), (cfg.cluster_m, cfg.cluster_n, 1), cfg.smem_bytes(cfg.num_stages))
-    entry = KernelEntry(cfg.name, "sm_90a", params, launch, cfg.spec())
-    ptx = f".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry {cfg.name}()\n{{\n ret;\n}}\n"
+    entry = KernelEntry(entry_symbol(spec), "sm_90a", kernel_params(spec), launch, spec)
+    ptx = f".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry {entry.name}()\n{{\n ret;\n}}\n"
     kernel, files = manifest_kernel(entry, b"\x7fELF not a real cubin", ptx.encode())
     directory.mkdir()
     for name, data in files.items():
@@ -133,18 +131,23 @@ def _write_bundle(directory, cfg):
     return directory
 
 
-def test_a_bundle_miss_raises_and_compiles_nothing(tmp_path):
+def test_a_bundle_serves_its_kernels_and_a_miss_without_a_compiler_is_an_error(tmp_path, monkeypatch):
+    """CUTE_BUNDLE_DIR serves the GEMM's specializations; a spec it lacks goes to the registered compiler, and on
+    a host without one (the GPU host: no cute-ir) that is a CompilerError naming the kernel."""
+    from cute_runtime import jit
+
     bundled, other = GemmConfig(a_major="m", cluster_n=2), GemmConfig(b_major="n", cluster_m=2)
-    built = []
-    _compiled.use_bundle(str(_write_bundle(tmp_path / "b", bundled)))
-    try:
-        kernel = _compiled.kernel_for(bundled.spec(), built.append, (9, 0))
-        assert kernel is not None
-        with pytest.raises(KernelNotFoundError, match="no kernel for spec"):
-            _compiled.kernel_for(other.spec(), built.append, (9, 0))
-    finally:
-        _compiled.use_bundle(None)
-    assert built == []  # with a bundle active the runtime never falls back to compiling
+    monkeypatch.setenv("CUTE_BUNDLE_DIR", str(_write_bundle(tmp_path / "b", bundled)))
+    monkeypatch.setattr(dense_gemm, "_kernels", {})
+
+    def no_compiler():
+        raise CompilerError("no compiler is registered (install cute-ir)")
+
+    monkeypatch.setattr(jit, "compiler", no_compiler)
+    kernel = kernel_of(bundled, (9, 0))
+    assert kernel.entry.spec == gemm_spec(bundled) and dense_gemm.compiles == 0
+    with pytest.raises(CompilerError, match="no compiler"):
+        kernel_of(other, (9, 0))
 
 
 @pytest.mark.parametrize("name", [n for n, _ in FORMERLY_FAILING])

@@ -110,23 +110,19 @@ def test_gemm_looks_plans_up_per_device_and_per_thread(monkeypatch):
 
 
 def test_each_device_gets_its_own_kernel(monkeypatch):
-    from cute_examples import _compiled
+    from cute_examples.dense_gemm.kernel import dense_gemm, kernel_of
+    from cute_examples.dense_gemm.spec import GemmConfig
 
     class FakeKernel:
-        def __init__(self, entry, cubin, ptx, device=None):
+        def __init__(self, device):
             self.device = device
 
-    class Art:
-        entry, cubin, ptx, cached = "entry", b"", "", True
-
-    monkeypatch.setattr(_compiled, "Kernel", FakeKernel)
-    monkeypatch.setattr(_compiled, "_active_bundle", lambda: None)
-    monkeypatch.setattr(_compiled, "_kernels", {})
-    spec = {"kernel": "fake_gemm", "tile": 128}
-    k0 = _compiled.kernel_for(spec, lambda target: Art(), (9, 0), device=0)
-    k1 = _compiled.kernel_for(spec, lambda target: Art(), (9, 0), device=1)
+    monkeypatch.setattr(dense_gemm, "_kernels", {})
+    monkeypatch.setattr(dense_gemm, "_fallback", lambda spec, target, device: FakeKernel(device))
+    cfg = GemmConfig()
+    k0, k1 = kernel_of(cfg, (9, 0), 0), kernel_of(cfg, (9, 0), 1)
     assert (k0.device, k1.device) == (0, 1)
-    assert _compiled.kernel_for(spec, lambda target: Art(), (9, 0), device=1) is k1
+    assert kernel_of(cfg, (9, 0), 1) is k1
 
 
 STAGED = {
@@ -222,7 +218,7 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     from types import SimpleNamespace
 
     import cute_runtime
-    from cute_examples import _compiled
+    from cute_examples.dense_gemm import kernel as gemm_kernel
     from cute_examples.dense_gemm import tune_cache
     from cute_nvarch.params import Param
     from cute_runtime import TensorMap
@@ -258,7 +254,7 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
     monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
     monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
-    monkeypatch.setattr(_compiled, "kernel_for", lambda spec, fn, cc, device=None: FakeKernel())
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: FakeKernel())
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
     cache = PlanCache(launch_plan._build)
     monkeypatch.setattr(launch_plan, "_get", cache.get)

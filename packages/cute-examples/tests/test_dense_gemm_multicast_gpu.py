@@ -21,6 +21,7 @@ from cute_examples.dense_gemm.configs import (
     random_problem_configs,
     random_problems,
 )
+from cute_examples.dense_gemm.kernel import gemm_spec
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -102,7 +103,7 @@ def test_random_problem_with_the_config_gemm_chooses(index, monkeypatch, tmp_pat
     sms = device_properties(0).sm_count
     planned = {c.name for c in random_problem_configs()}
     for cfg in gemm_call_configs(p, sms):
-        if cfg.name not in planned or bundle.find(cfg.spec()) is None:
+        if cfg.name not in planned or bundle.find(gemm_spec(cfg)) is None:
             pytest.fail(
                 f"bundle miss: {p} on a {sms}-SM GPU needs {cfg.name}, which the bundle {bundle.path} lacks "
                 f"(configs are planned for {BENCH_NUM_SMS} SMs; rebuild: python -m cute_examples.build_bundle)",

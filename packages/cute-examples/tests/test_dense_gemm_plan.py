@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import pytest
 
 pytest.importorskip("mlir")  # the plan is built with cute-ir's Hopper builders
 
 from cute_examples.dense_gemm.aot import aot_configs, dtype_major_configs, tile_cluster_configs
+from cute_examples.dense_gemm.kernel import gemm_spec
 from cute_examples.dense_gemm.plan import make_plan
 from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
 
@@ -40,7 +42,9 @@ def test_config_rules(kwargs, match):
 def test_config_names_spec_and_dtype_spellings():
     cfg = GemmConfig(a_dtype="Float16", b_dtype="torch.float16", c_dtype="BFloat16", acc_dtype="f32")
     assert (cfg.a_dtype, cfg.c_dtype, cfg.acc_dtype) == ("float16", "bfloat16", "float32")
-    assert GemmConfig.from_spec(cfg.spec()) == GemmConfig(c_dtype="bfloat16", stages=cfg.num_stages)
+    assert cfg == GemmConfig(c_dtype="bfloat16")
+    # the kernel's spec holds the config with its stages resolved: one spec however the stages were given
+    assert gemm_spec(cfg) == gemm_spec(replace(cfg, stages=cfg.num_stages))
     assert cfg.num_threads == 384 and GemmConfig(tile_m=64).num_threads == 256
     for c in aot_configs():
         assert (

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import replace
 
 import pytest
 from cute_examples.dense_gemm import tune, tune_cache
 from cute_examples.dense_gemm.bench import BENCH_DTYPES, BENCH_SHAPES, bench_config
 from cute_examples.dense_gemm.choice import GemmShape, estimate_us, rank_configs
 from cute_examples.dense_gemm.host import choose_config
+from cute_examples.dense_gemm.kernel import gemm_spec
 from cute_examples.dense_gemm.spec import SMEM_CAPACITY, VARIANTS, GemmConfig
 
 
@@ -33,12 +36,9 @@ def test_variants_names_specs_and_shared_memory():
     assert fast.variant == "fast" and base.variant == "base"
     assert GemmConfig(epi_buffers=1).variant is None
     assert fast.name.endswith("_s4_p1s2") and base.name.endswith("_s4_p0z1")
-    assert fast.spec()["version"] == 2 and fast.spec() != base.spec()
-    assert GemmConfig.from_spec(base.spec()).spec() == base.spec()
-    assert GemmConfig.from_spec(fast.spec()).spec() == fast.spec()
-    # a version-1 spec (before the options) describes the unpipelined kernel
-    old = {k: v for k, v in fast.spec().items() if k not in VARIANTS["fast"]}
-    assert GemmConfig.from_spec(old).variant == "base"
+    # the JIT spec holds every config field: the variants are distinct kernels
+    assert gemm_spec(fast) != gemm_spec(base)
+    assert gemm_spec(fast)["args"][-1]["value"]["fields"] == dataclasses.asdict(replace(fast, stages=4))
     # the second staging buffer per consumer warpgroup: 2 x 8 KiB more, still 4 stages of 48 KiB
     assert fast.smem_bytes(4) - base.smem_bytes(4) == 2 * 64 * 64 * 2
     assert fast.smem_bytes(4) <= SMEM_CAPACITY < fast.smem_bytes(5)
@@ -50,9 +50,8 @@ def test_cluster_release_control_variant():
     ctl = fast.with_variant("cluster_release")
     assert ctl.variant == "cluster_release" and ctl.with_variant("fast") == fast
     assert ctl.name == fast.name + "_rc" and ctl.smem_bytes(4) == fast.smem_bytes(4)
-    assert "release_scope" not in fast.spec() and ctl.spec()["release_scope"] == "cluster"
-    assert GemmConfig.from_spec(ctl.spec()).spec() == ctl.spec()
-    assert GemmConfig.from_spec(fast.spec()).spec() == fast.spec()
+    assert gemm_spec(ctl) != gemm_spec(fast)
+    assert gemm_spec(ctl)["args"][-1]["value"]["fields"]["release_scope"] == "cluster"
     assert fast.with_variant("base").release_scope == "cta"
     assert {k for opts in VARIANTS.values() for k in opts} == {
         "k_pipe_mmas",
@@ -121,8 +120,8 @@ def test_tune_cache_round_trip(tmp_path):
     choice = tune_cache.TunedChoice(cfg, 1, 2, 123.5)
     assert tune_cache.store_tuned(shape, "float32", "GPU X", choice, path) == path
     def same(got, want):
-        return got is not None and (got.config.spec(), got.raster_along_n, got.swizzle_log, got.us) == (
-            want.config.spec(),
+        return got is not None and (got.config, got.raster_along_n, got.swizzle_log, got.us) == (
+            want.config,
             want.raster_along_n,
             want.swizzle_log,
             want.us,
@@ -137,7 +136,7 @@ def test_tune_cache_round_trip(tmp_path):
     assert len(tune_cache.load_tune_cache(path)) == 2
     assert same(tune_cache.lookup_tuned(shape, "float32", "GPU X", path), choice)
     data = json.loads(open(path).read())
-    assert data["format"] == "cute-gemm-tune" and data["version"] == 1
+    assert data["format"] == "cute-gemm-tune" and data["version"] == 2
     assert tune_cache.tune_key(shape, "float32", "GPU X") == "GPU X|4096x4096x4096x2|bfloat16.float32.bfloat16|kkn"
 
 

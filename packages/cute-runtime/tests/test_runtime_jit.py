@@ -6,13 +6,14 @@ tests exercise everything from the arguments to a `Kernel` without MLIR and with
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any
 
 import pytest
 from cute_nvarch.entry import KernelEntry, Launch
 from cute_nvarch.jit_spec import entry_symbol, kernel_params
-from cute_runtime import CompilerError, JitKernel, Scalar, Tensor, kernel, register_compiler
+from cute_runtime import CompilerError, JitKernel, Scalar, Tensor, TensorMap, kernel, register_compiler
 from cute_runtime.jit import source_digest
 
 TARGET = "sm_90a"
@@ -295,3 +296,58 @@ def test_misses_look_in_cute_bundle_dir_first(compiled: list, tmp_path: Any, mon
     assert k.name == entry.name and compiled == []  # served by the bundle, the compiler never asked
     copy2d.compile(Placeholder((5, 64)), Placeholder((5, 64)), 1.0, tile=8, target=TARGET)
     assert len(compiled) == 1  # a spec the bundle lacks goes to the compiler
+
+
+@dataclasses.dataclass(frozen=True)
+class TileConfig:
+    """A compile-time dataclass argument (as the GEMM's GemmConfig)."""
+
+    tile: int = 64
+    major: str = "k"
+    stages: int | None = None
+
+
+@kernel(block=lambda cfg, mode: (cfg.tile, 1, 1), cluster=lambda cfg, mode: (2, 1, 1) if mode == "pair" else 1)
+def tma_copy(k, src: TensorMap, n: Scalar("i32"), cfg: TileConfig, mode: str = "single"):
+    raise AssertionError("the fake compiler never builds")
+
+
+def test_tensor_maps_strings_and_dataclass_constants(compiled: list) -> None:
+    """A TensorMap parameter is a by-value "tma" kernel parameter; a str and a frozen dataclass are compiled in,
+    the launch shape may depend on them, and equal values are one specialization."""
+    k1 = tma_copy.compile(None, 7, TileConfig(), target=TARGET)
+    k2 = tma_copy.compile(TensorMap(bytes(128)), 9, TileConfig(), target=TARGET)
+    assert k1 is k2 and len(compiled) == 1
+    src, n, cfg, mode = compiled[0]["args"]
+    assert src == {"name": "src", "kind": "scalar", "param": "tma"} and n["param"] == "i32"
+    assert cfg["value"] == {"fields": {"tile": 64, "major": "k", "stages": None}}
+    assert mode == {"name": "mode", "kind": "const", "value": "single"}
+    assert [(p.name, p.kind) for p in k1.entry.params] == [("src", "tma"), ("n", "i32")]
+    k3 = tma_copy.compile(None, 7, TileConfig(tile=128, major="m"), mode="pair", target=TARGET)
+    assert k3 is not k1 and compiled[-1]["block"] == [128, 1, 1] and compiled[-1]["cluster"] == [2, 1, 1]
+    with pytest.raises(TypeError, match="'cfg': expects a compile-time TileConfig"):
+        tma_copy.compile(None, 7, {"tile": 64}, target=TARGET)
+    with pytest.raises(ValueError, match="'mode': compile-time strings must be identifier tokens"):
+        tma_copy.compile(None, 7, TileConfig(), mode="two words", target=TARGET)
+    with pytest.raises(ValueError, match="'cfg': compile-time strings must be identifier tokens"):
+        tma_copy.compile(None, 7, TileConfig(major="k-major"), target=TARGET)
+    with pytest.raises(TypeError, match="field 'tile' must be None, an int, bool, str or tuple"):
+        tma_copy.compile(None, 7, TileConfig(tile=1.5), target=TARGET)
+
+
+def test_source_digest_covers_classes_of_user_modules(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class the kernel reaches (by name or as a parameter's annotation) keys it by its module's source."""
+    mod = tmp_path / "jit_digest_cls.py"
+    src = ("import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass Cfg:\n    tile: int = 1\n"
+           "    def rows(self):\n        return self.tile * {}\n")
+    mod.write_text(src.format(2))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import jit_digest_cls
+
+    def body(k, n, cfg):  # noqa: ANN001
+        return n
+
+    body.__annotations__ = {"n": Scalar("i32"), "cfg": jit_digest_cls.Cfg}  # as evaluated annotations are
+    d1 = source_digest(body)
+    mod.write_text(src.format(3))
+    assert source_digest(body) != d1

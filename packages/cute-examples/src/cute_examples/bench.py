@@ -108,9 +108,8 @@ def bench_elementwise(sizes: dict[str, tuple[int, int]], dtypes: tuple[str, ...]
 _WARM_SNIPPET = r"""
 import json, sys, time
 import torch
-from cute_examples._compiled import kernel_for
 from cute_examples.dense_gemm.bench import bench_config
-from cute_examples.dense_gemm.host import compile_gemm
+from cute_examples.dense_gemm.kernel import kernel_of
 from cute_examples.elementwise_add.host import plan_for
 kind = sys.argv[1]
 a = torch.randn(256, 256, device="cuda", dtype=torch.float16)
@@ -122,7 +121,7 @@ if kind.startswith("elementwise_add"):
     kernel = plan_for(a, b, c).kernel
 else:
     cfg = bench_config((8192, 8192, 8192, 1), "float16")
-    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), (9, 0))
+    kernel = kernel_of(cfg, (9, 0))
 t_hit = time.perf_counter()  # the compile cache served the artifact; loading the cubin follows
 kernel.load()
 t1 = time.perf_counter()
@@ -207,7 +206,7 @@ def bench_costs() -> list[str]:
             from .dense_gemm import kernel as _gemm_kernel  # noqa: F401
             from .dense_gemm import plan as _gemm_plan  # noqa: F401
             from .dense_gemm.bench import bench_config
-            from .dense_gemm.host import compile_gemm
+            from .dense_gemm.kernel import compile_gemm
 
             cfg = bench_config((8192, 8192, 8192, 1), "float16")  # the 8192^3 row's configuration
             rows += _compile_costs(f"dense_gemm {cfg.name}", lambda: compile_gemm(cfg, target), 1000, 50)
@@ -242,7 +241,7 @@ def bench_gemm(iterations: int) -> list[str]:
 _HIT_SNIPPET = r"""
 import json, sys, time
 from cute_examples.dense_gemm.bench import bench_config
-from cute_examples.dense_gemm.host import compile_gemm
+from cute_examples.dense_gemm.kernel import compile_gemm
 from cute_examples.bench import _add_compile
 kind, target = sys.argv[1], sys.argv[2]
 t0 = time.perf_counter()
@@ -263,7 +262,7 @@ def bench_cache_hits(target: str = "sm_90a") -> list[str]:
     from cute_ir import cache as ir_cache
 
     from .dense_gemm.bench import bench_config
-    from .dense_gemm.host import compile_gemm
+    from .dense_gemm.kernel import compile_gemm
     kernels = {
         "elementwise_add": lambda: _add_compile(target),
         "dense_gemm": lambda: compile_gemm(bench_config((8192, 8192, 8192, 1), "float16"), target),

@@ -128,7 +128,7 @@ def jobs(target: str, *, gemm: bool = True) -> list[Job]:
     if gemm and target == "sm_90a":
         from .dense_gemm.aot import aot_configs
         from .dense_gemm.configs import gpu_test_configs
-        from .dense_gemm.host import compile_gemm
+        from .dense_gemm.kernel import compile_gemm
 
         # aot_configs, then the multicast-split and random-problem GPU tests' configs (issue 9)
         configs = {cfg.name: cfg for cfg in aot_configs() + gpu_test_configs()}

@@ -5,9 +5,12 @@
 The spec is cute-nvarch's `jit_spec`: its `kernel_params` are the kernel's parameters; each tensor argument
 reaches the kernel function as a `cute_ir.tensor.Tensor` (pointer with the proven alignment, layout with
 static extents as ints, dynamic extents and strides as `Int` parameters, the unit-stride mode as a static
-1, strides known divisible by align // element bytes), each compile-time argument as its value (an int, a
-bool, or a rebuilt cute_layout Layout / Swizzle / ComposedLayout), each scalar as its kernel parameter.
-The function's first argument is a `JitBuilder`: the KernelBuilder's names plus `shared_memory(bytes)`.
+1, strides known divisible by align // element bytes); each compile-time argument as its value (an int, a
+bool, a str, a rebuilt cute_layout Layout / Swizzle / ComposedLayout, or the annotation's frozen dataclass
+rebuilt from its fields); each scalar as its kernel parameter (a "tma" one is the by-value descriptor, and
+the kernel is finalized as `cute_ir.hopper.finalize_tma_params` does). The function's first argument is a
+`JitBuilder`: the KernelBuilder's names plus `shared_memory(bytes)`, `reserve_shared_memory(bytes)`,
+`launch_bounds(...)`, `restrict(...)` and `target`.
 
 The compile cache is keyed by the spec (which names the kernel function's source digest), the target, the
 tool versions and the source of cute-ir's own modules the build reaches: never the user's other files.
@@ -17,6 +20,7 @@ Importing this module imports no MLIR.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 from cute_nvarch.jit_spec import entry_symbol, kernel_params, tensor_arg, tensor_param_names
@@ -33,15 +37,22 @@ if TYPE_CHECKING:
     from .kernel import KernelDef
 
 
-def const_value(v: Any) -> Any:
-    """The Python value of a compile-time argument's spec value (layouts rebuilt with cute_layout)."""
+def _tup(x: Any) -> Any:
+    return tuple(_tup(e) for e in x) if isinstance(x, list) else x
+
+
+def const_value(v: Any, ann: Any = None) -> Any:
+    """The Python value of a compile-time argument's spec value (layouts rebuilt with cute_layout, a dataclass
+    with `ann`, the parameter's annotation)."""
     if not isinstance(v, dict):
         return v
+    if "fields" in v:
+        if not isinstance(ann, type):
+            raise TypeError(f"a dataclass argument needs its class as the parameter's annotation, got {ann!r}")
+        return ann(**{k: _tup(x) for k, x in v["fields"].items()})
     from cute_layout import ComposedLayout, Layout, Swizzle
 
-    def tup(x: Any) -> Any:
-        return tuple(tup(e) for e in x) if isinstance(x, list) else x
-
+    tup = _tup
     if "swizzle" in v:
         return Swizzle(*v["swizzle"])
     if "outer" in v:
@@ -60,6 +71,35 @@ class JitBuilder:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._k, name)
+
+    @property
+    def target(self) -> str:
+        """The compile target's name (e.g. "sm_90a")."""
+        return self._kd.target
+
+    def reserve_shared_memory(self, nbytes: int) -> None:
+        """Give the kernel nbytes of dynamic shared memory that it lays out itself (from `dynamic_smem()` or
+        `cute_ir.hopper.dynamic_smem_base`); not combined with `shared_memory`."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+            raise ValueError(f"reserve_shared_memory: nbytes must be an int >= 0, got {nbytes!r}")
+        if self._smem_used:
+            raise ValueError("reserve_shared_memory: the kernel already allocates through shared_memory()")
+        self._kd.dynamic_smem = nbytes
+
+    def launch_bounds(self, min_blocks_per_sm: int | None = None, max_registers: int | None = None) -> None:
+        """The kernel's occupancy hints: at least min_blocks_per_sm resident CTAs (`.minnctapersm`), at most
+        max_registers registers per thread (`.maxnreg`)."""
+        from mlir import ir
+
+        i32 = ir.IntegerType.get_signless(32)
+        for what, v, attr in (("min_blocks_per_sm", min_blocks_per_sm, "nvvm.minctasm"),
+                              ("max_registers", max_registers, "nvvm.maxnreg")):
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"launch_bounds: {what} must be a positive int, got {v!r}")
+            setattr(self._kd, what, v)
+            self._k.func.attributes[attr] = ir.IntegerAttr.get(i32, v)
 
     def restrict(self, *tensors: str, readonly: bool = False) -> None:
         """Promise that these tensor parameters' memory is reached through no other parameter (CUDA's
@@ -101,7 +141,7 @@ def _divisible(x: Any, divby: int) -> Any:
     return x.assume_divisible(divby) if divby > 1 else x
 
 
-def _arguments(k: Any, spec: dict[str, Any]) -> list[Any]:
+def _arguments(k: Any, spec: dict[str, Any], annotations: dict[str, Any]) -> list[Any]:
     from cute_layout import Layout
 
     from .dtypes import dtype_bits
@@ -120,7 +160,7 @@ def _arguments(k: Any, spec: dict[str, Any]) -> list[Any]:
             stride = tuple(1 if m == t.unit else _divisible(k.arg(dyn_stride[m]), divby) for m in range(t.rank))
             out.append(make_tensor(k.arg(t.name), Layout(shape, stride), t.dtype, align=max(t.align, 1)))
         elif d["kind"] == "const":
-            out.append(const_value(d["value"]))
+            out.append(const_value(d["value"], annotations.get(d["name"])))
         else:
             out.append(k.arg(d["name"]))
     return out
@@ -144,13 +184,19 @@ def _build(req: _Request) -> KernelDef:
     for p in kernel_params(spec):
         t = tensors.get(p.name) if p.kind == "ptr" else None
         params.append(Param(p.name, p.kind, dtype=t.dtype, align=t.align) if t is not None else Param(p.name, p.kind))
+    tma = any(p.kind == "tma" for p in params)
+    if tma:
+        from .hopper import tma as hopper_tma  # registers the "tma" parameter kind
     kd = KernelDef(
         entry_symbol(spec), params, block=tuple(spec["block"]), cluster=tuple(spec["cluster"]), target=req.target,
         spec=spec,
     )
+    annotations = {n: p.annotation for n, p in inspect.signature(req.fn, eval_str=True).parameters.items()}
     with kd.body() as k:
         jb = JitBuilder(k, kd)
-        req.fn(jb, *_arguments(k, spec))
+        req.fn(jb, *_arguments(k, spec, annotations))
+    if tma:
+        hopper_tma.finalize_tma_params(kd)
     return kd
 
 

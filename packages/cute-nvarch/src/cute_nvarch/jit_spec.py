@@ -15,8 +15,9 @@ the byte alignment proven for the address and for every dynamic stride (a power 
 or 64) the width of the extents, strides and element offsets (32 when every offset fits in an int32).
 Kernel parameters per tensor `x`: `x` (ptr), then `x_shape<m>` for each dynamic extent, then `x_stride<m>`
 for each mode but `unit` (kind i32 or i64 by `index`). A "const" is compiled in (an int, bool, or a layout as
-`{"shape": ..., "stride": ...}` / a swizzle `{"swizzle": [b, m, s]}`); a "scalar" is a kernel parameter of
-its `param` kind.
+`{"shape": ..., "stride": ...}` / a swizzle `{"swizzle": [b, m, s]}`, an identifier-token string, or a frozen
+dataclass as `{"fields": {...}}`); a "scalar" is a kernel parameter of its by-value `param` kind (a number,
+or "tma": an encoded TMA descriptor).
 
 A kernel's *signature* (what a bundle stores so that a host without the Python function dispatches calls) is
 `{"name", "source", "block", "cluster", "args": [{"name", "kind": "tensor", "dtype", "rank", "static"} |
@@ -113,8 +114,8 @@ def kernel_params(spec: dict[str, Any]) -> tuple[Param, ...]:
             out += [Param(n, ik) for _, n in extents]
             out += [Param(n, ik) for _, n in strides]
         elif kind == "scalar":
-            if d.get("param") not in PARAM_KINDS or d["param"] in ("ptr", "tma"):
-                raise ValueError(f"scalar {d.get('name')!r}: param must be a scalar kind, got {d.get('param')!r}")
+            if d.get("param") not in PARAM_KINDS or d["param"] == "ptr":
+                raise ValueError(f"scalar {d.get('name')!r}: param must be a by-value kind, got {d.get('param')!r}")
             out.append(Param(d["name"], d["param"]))
         elif kind != "const":
             raise ValueError(f"argument {d.get('name')!r}: kind must be tensor, scalar or const, got {kind!r}")
@@ -153,8 +154,8 @@ def check_signature(sig: Any, where: str = "signature") -> dict[str, Any]:
             if not isinstance(a.get("static", []), list) or any(type(m) is not int for m in a.get("static", [])):
                 raise ValueError(f"{w}.static must list mode indices")
         elif kind == "scalar":
-            if a.get("param") not in PARAM_KINDS or a["param"] in ("ptr", "tma"):
-                raise ValueError(f"{w}.param must be a scalar parameter kind")
+            if a.get("param") not in PARAM_KINDS or a["param"] == "ptr":
+                raise ValueError(f"{w}.param must be a by-value parameter kind")
         elif kind != "const":
             raise ValueError(f"{w}.kind must be tensor, const or scalar, got {kind!r}")
         check_spec({"arg": a})

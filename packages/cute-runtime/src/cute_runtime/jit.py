@@ -40,10 +40,11 @@ from cute_nvarch.kernel_spec import canonical_spec, check_spec
 from . import stream as _stream
 from .compilers import compiler
 from .errors import CompilerError
-from .jit_types import Scalar, Tensor, const_to_spec
+from .jit_types import Scalar, Tensor, const_to_spec, is_const_dataclass
 from .kernel import Kernel, _grid3
 from .pointers import is_torch_tensor
 from .tensors import TensorInfo, describe
+from .tma import TensorMap
 
 __all__ = ["JitKernel", "Scalar", "Tensor", "source_digest"]
 
@@ -82,7 +83,8 @@ def source_digest(fn: Callable[..., Any]) -> str:
 
     Reached: the globals the function's code names (at any nesting) and its closure cells, followed through
     functions of any module but the standard library and the project's packages (whose versions and sources
-    key the compile cache), wherever installed; such modules by their file's content; plain values and
+    key the compile cache), wherever installed; such modules, and the modules of such classes (also those of
+    the parameters' annotations), by their file's content; plain values and
     cute-layout objects by their repr. A closure cell holding anything else is a TypeError (pass it as a
     compile-time argument).
     """
@@ -98,6 +100,12 @@ def source_digest(fn: Callable[..., Any]) -> str:
             if path and _keyed(v.__name__):
                 with open(path, "rb") as fh:
                     h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
+        elif isinstance(v, type) and _keyed(v.__module__):
+            mod = sys.modules.get(v.__module__)
+            path = getattr(mod, "__file__", None)
+            if path:
+                with open(path, "rb") as fh:
+                    h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
         elif type(v) in (int, float, bool, str, bytes, tuple) or v is None or _layout_value(v):
             h.update(f"{name}={v!r}".encode())
         elif strict and not (callable(v) or isinstance(v, type)):
@@ -106,6 +114,13 @@ def source_digest(fn: Callable[..., Any]) -> str:
                 f"compile key: make it a compile-time parameter or a module-level value"
             )
 
+    for name, ann in inspect.get_annotations(fn).items():  # a dataclass argument's class shapes the kernel
+        if isinstance(ann, str):
+            try:
+                ann = eval(ann, fn.__globals__)  # noqa: S307 - what inspect.signature(eval_str=True) does
+            except Exception:  # noqa: BLE001 - an annotation naming a later definition keys by its text
+                pass
+        value(name, ann, False)
     while todo:
         f = todo.pop()
         if id(f) in seen:
@@ -167,13 +182,15 @@ def _decl(p: inspect.Parameter) -> ArgDecl:
         return ArgDecl(p.name, "scalar", ann, p.default)
     if ann is float:
         return ArgDecl(p.name, "scalar", Scalar("f32"), p.default)
-    if ann in (int, bool) or (
+    if ann is TensorMap:
+        return ArgDecl(p.name, "scalar", Scalar("tma"), p.default)
+    if ann in (int, bool, str) or is_const_dataclass(ann) or (
         isinstance(ann, type) and ann.__module__.startswith("cute_layout") and ann.__name__ in _LAYOUT_TYPES
     ):
         return ArgDecl(p.name, "const", ann, p.default)
     raise TypeError(
         f"parameter {p.name!r}: annotate it with cute_runtime.Tensor(...), cute_runtime.Scalar(kind), float, "
-        f"int, bool or a cute_layout layout type, got {ann!r}"
+        f"cute_runtime.TensorMap, int, bool, str, a frozen dataclass or a cute_layout layout type, got {ann!r}"
     )
 
 
@@ -388,7 +405,9 @@ class JitKernel:
                 spec_args.append(t.to_spec())
                 packed += tensor_values(t, info)
             elif d.kind == "const":
-                if d.ann in (int, bool) and type(v) is not d.ann:
+                if (d.ann in (int, bool, str) and type(v) is not d.ann) or (
+                    is_const_dataclass(d.ann) and not isinstance(v, d.ann)
+                ):
                     raise TypeError(f"argument {d.name!r}: expects a compile-time {d.ann.__name__}, got {v!r}")
                 c = const_to_spec(d.name, v)
                 consts[d.name] = v
@@ -446,6 +465,11 @@ class JitKernel:
         self.compiles += 1
         self.artifacts[canonical_spec(spec) + "@" + entry.target] = art
         return Kernel(entry, art.cubin, art.ptx, device=device)
+
+    def compiled_here(self, kernel: Kernel) -> bool:
+        """Whether this process's compiler built `kernel` (else its cache or an AOT bundle served it)."""
+        art = self.artifacts.get(kernel.entry.key + "@" + kernel.entry.target)
+        return art is not None and not getattr(art, "cached", False)
 
     def artifact(self, *args: Any, target: str, **kwargs: Any) -> Any:
         """What the compiler returned (entry, cubin, ptx) for these arguments on target (compiled if needed)."""

@@ -1,9 +1,10 @@
 """Hopper (sm_90a) dense GEMM: a warp-specialized persistent TMA + WGMMA kernel built from the layout algebra.
 
 - `gemm(a, b, out=None, ...)`: `out = a @ b` on CUDA torch tensors (see `host`).
-- `GemmConfig`: one kernel's static parameters (dtypes, majors, tile, cluster, stages) and its spec.
-- `compile_gemm(cfg)`: the cute-ir Artifact (cached); `make_plan(cfg)`: the architecture numbers it uses;
-  `build_kernel(plan)`: the KernelDef (needs MLIR).
+- `dense_gemm`: the kernel, a public-API JIT kernel (`@cute_runtime.kernel`) whose compile-time argument is a
+  `GemmConfig` (one kernel's static parameters: dtypes, majors, tile, cluster, stages, speed options).
+- `compile_gemm(cfg)`: the compiler's artifact (cached); `kernel_of(cfg, cc)`: the Kernel (bundle or compiler);
+  `make_plan(cfg)`: the architecture numbers the kernel uses.
 - `GemmShape`, `choose_config(shape)`: the cost model's tile/cluster (`choice`); `VARIANTS`: speed options.
 - `python -m cute_examples.dense_gemm --help`: the CLI of CuTeDSL's dense_gemm.py (`--tune`, `--variant`).
 - `python -m cute_examples.dense_gemm.bench`: ours vs torch.matmul (`bench.gemm_rows`).
@@ -12,7 +13,8 @@
 from __future__ import annotations
 
 from .choice import GemmShape
-from .host import choose_config, compile_gemm, launch_gemm, problem_of, tensor_maps
+from .host import choose_config, launch_gemm, problem_of, tensor_maps
+from .kernel import compile_gemm, dense_gemm, kernel_of
 from .launch_plan import gemm
 from .spec import VARIANTS, GemmConfig
 
@@ -22,7 +24,9 @@ __all__ = [
     "GemmShape",
     "choose_config",
     "compile_gemm",
+    "dense_gemm",
     "gemm",
+    "kernel_of",
     "launch_gemm",
     "problem_of",
     "tensor_maps",

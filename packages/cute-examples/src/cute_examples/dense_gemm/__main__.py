@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     apply_bundle_flag(args)
     if not gpu_available():
-        from .host import compile_gemm
+        from .kernel import compile_gemm
 
         art = compile_gemm(cfg, cfg.target)
         print(f"kernel: {cfg.name}")
@@ -188,9 +188,9 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     import torch
     from cute_runtime import device_properties
 
-    from .._compiled import compiled_here, kernel_for
     from ..timing import interleaved_median_ms
-    from .host import compile_gemm, launch_gemm, problem_of, schedule, tensor_maps
+    from .host import launch_gemm, problem_of, schedule, tensor_maps
+    from .kernel import dense_gemm, kernel_of
 
     props = device_properties(torch.cuda.current_device())
     cc = tuple(props.compute_capability)
@@ -205,12 +205,12 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
         for row in rows:
             print(f"tune: {row}")
         cfg, order = best.config, (best.raster_along_n, best.swizzle_log)
-    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc)
     print(f"kernel: {cfg.name}")
-    print(resource_line(kernel.entry.resources, cached=not compiled_here(kernel)))
     if not runs_on(cc):
         print(f"this kernel needs an sm_90 GPU; found compute capability {cc[0]}.{cc[1]}")
         return 0
+    kernel = kernel_of(cfg, cc)
+    print(resource_line(kernel.entry.resources, cached=not dense_gemm.compiled_here(kernel)))
     torch.manual_seed(0)
     a, b, c = make_operands(cfg, m, n, k, l)
     problem = problem_of(a, b, c)

@@ -128,7 +128,7 @@ def write_aot_bundle(directory: str, configs: list[GemmConfig] | None = None, ta
     """Compile `configs` (default: aot_configs()) through cute-ir's cache and write them as one AOT bundle."""
     from cute_ir import write_bundle
 
-    from .host import compile_gemm
+    from .kernel import compile_gemm
 
     arts = [compile_gemm(cfg, target) for cfg in (aot_configs() if configs is None else configs)]
     return write_bundle(directory, arts)

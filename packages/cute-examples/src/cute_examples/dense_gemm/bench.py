@@ -86,10 +86,10 @@ def _prepare_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: in
     """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`)."""
     import torch
 
-    from .._compiled import kernel_for
-    from .host import compile_gemm, problem_of, schedule, tensor_maps
+    from .host import problem_of, schedule, tensor_maps
+    from .kernel import kernel_of
 
-    kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), SM90A.compute_capability)
+    kernel = kernel_of(cfg, SM90A.compute_capability)
     problem = problem_of(a, b, c)
     grid, raster_n, swz = schedule(problem, cfg, num_sms)
     args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz)

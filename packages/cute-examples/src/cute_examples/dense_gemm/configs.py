@@ -247,7 +247,7 @@ class CompileResult:
 
 def compile_config(cfg: GemmConfig) -> CompileResult:
     """Compile `cfg` for sm_90a through cute-ir (its compile cache included) and read ptxas' spill counts."""
-    from .host import compile_gemm
+    from .kernel import compile_gemm
 
     t0 = time.perf_counter()
     try:

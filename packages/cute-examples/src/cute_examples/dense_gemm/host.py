@@ -19,7 +19,6 @@ from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype
 __all__ = [
     "GemmProblem",
     "choose_config",
-    "compile_gemm",
     "launch_gemm",
     "problem_of",
     "tensor_maps",
@@ -234,19 +233,6 @@ def choose_config(
         cluster_m=cluster_shape_mn[0],
         cluster_n=cluster_shape_mn[1],
     ).with_variant(variant)
-
-
-def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
-    """The cute-ir Artifact of `cfg`'s kernel (through cute-ir's compile cache; builds IR only on a miss)."""
-    from cute_ir import compile_kernel
-
-    def build() -> Any:
-        from .kernel import build_kernel
-        from .plan import make_plan
-
-        return build_kernel(make_plan(cfg))
-
-    return compile_kernel(cfg.spec(), build, target)
 
 
 def schedule(

@@ -13,34 +13,40 @@ Structure (CUTLASS's SM90 TMA warp-specialized cooperative kernel, CuTeDSL's `de
   swizzle of `1 << swizzle_log` rows/columns for L2 reuse. CTAs of a cluster beyond the matrix load
   zeros (TMA out-of-bounds fill) and store nothing (TMA stores clip), so clusters need not divide the grid.
 
-Kernel parameters (cute-nvarch `params` kinds): a_desc, b_desc, c_desc (tma); m, n, k, l (i32); raster_along_n
-(i32, 0 or 1); swizzle_log (i32, 0..4). Launch: block (num_threads,1,1), cluster (cluster_m, cluster_n, 1),
-grid (cluster_m * clusters, cluster_n, 1) with `clusters` <= the number of work units.
+The kernel is a public-API JIT kernel (`@cute_runtime.kernel`): its compile-time argument is the
+`GemmConfig` (every field is part of the specialization), its run-time parameters the three TMA descriptors
+(`cute_runtime.TensorMap`, by value) and the i32 scalars m, n, k, l, raster_along_n (0 or 1) and swizzle_log
+(0..4). Launch: block (num_threads,1,1), cluster (cluster_m, cluster_n, 1), grid (cluster_m * clusters,
+cluster_n, 1) with `clusters` <= the number of work units (`host.schedule`). `compile_gemm(cfg, target)` and
+`kernel_of(cfg, cc, device)` specialize it on a config alone (its run-time parameters do not change the spec).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import TYPE_CHECKING, Any
 
-from cute_ir import hopper as H
-from cute_ir.control import for_, if_
-from cute_ir.dtypes import element_type
-from cute_ir.hopper.scheduler import PersistentScheduler
-from cute_ir.kernel import KernelDef, Param
-from cute_ir.values import Int
+from cute_runtime import Kernel, Scalar, TensorMap, kernel
 
 from .epilogue import f32_store_coords, stmatrix_pair_values, stmatrix_row_coords
-from .plan import GemmPlan
-from .spec import CONSUMER_REGS, PRODUCER_REGS
+from .plan import make_plan
+from .spec import CONSUMER_REGS, PRODUCER_REGS, GemmConfig
 
-__all__ = ["PARAMS", "build_kernel"]
+if TYPE_CHECKING:
+    from cute_ir.values import Int
+
+__all__ = ["PARAMS", "compile_gemm", "dense_gemm", "gemm_spec", "kernel_of"]
 
 PARAMS = ("a_desc", "b_desc", "c_desc", "m", "n", "k", "l", "raster_along_n", "swizzle_log")
 _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is __syncthreads)
+_I32 = Scalar("i32")
 
 
-def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: Int, mask, my_slot) -> None:
+def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001
     """TMA loads of this CTA's share of one operand stage (boxes distributed over the multicast group)."""
+    from cute_ir import hopper as H
+    from cute_ir.control import if_
+
     for box in plan_op.boxes:
         mn = tile_mn + box.mn if box.mn else tile_mn
         kk = k0 + box.k if box.k else k0
@@ -54,32 +60,67 @@ def _load_operand(plan_op, desc, smem_stage, bar, tile_mn: Int, k0: Int, batch: 
         ))
 
 
-def build_kernel(plan: GemmPlan) -> KernelDef:
-    """The KernelDef of the GEMM kernel described by `plan` (body built, tma params finalized)."""
-    cfg = plan.cfg
-    params = [Param("a_desc", "tma"), Param("b_desc", "tma"), Param("c_desc", "tma")]
-    params += [Param(p, "i32") for p in PARAMS[3:]]
-    kd = KernelDef(
-        cfg.name,
-        params,
-        block=(cfg.num_threads, 1, 1),
-        cluster=(cfg.cluster_m, cfg.cluster_n, 1),
-        dynamic_smem=plan.smem.dynamic_smem_bytes,
-        target=cfg.target,
-        spec=cfg.spec(),
-        min_blocks_per_sm=1,
-    )
-    with kd.body() as k:
-        _emit(plan, k)
-    H.finalize_tma_params(kd)
-    return kd
+@kernel(
+    name="dense_gemm",
+    block=lambda config: (config.num_threads, 1, 1),
+    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
+)
+def dense_gemm(
+    kb,  # noqa: ANN001 - the JitBuilder
+    a_desc: TensorMap,
+    b_desc: TensorMap,
+    c_desc: TensorMap,
+    m: _I32,
+    n: _I32,
+    k: _I32,
+    l: _I32,  # noqa: E741 - the batch extent, CuTe's name
+    raster_along_n: _I32,
+    swizzle_log: _I32,
+    config: GemmConfig,
+):
+    """C = A @ B for the TMA descriptors of A, B and C: the warp-specialized persistent kernel of `config`."""
+    if kb.target != config.target:
+        raise ValueError(f"config.target is {config.target}, the kernel compiles for {kb.target}")
+    plan = make_plan(config)
+    kb.reserve_shared_memory(plan.smem.dynamic_smem_bytes)
+    kb.launch_bounds(min_blocks_per_sm=1)
+    _emit(plan, kb, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log)
 
 
-def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
+_UNSET = (None,) * len(PARAMS)  # run-time values: the spec does not depend on them
+
+
+def _config(cfg: GemmConfig) -> GemmConfig:
+    """The config with its stage count resolved (one spec per kernel, however the stages were given)."""
+    return dataclasses.replace(cfg, stages=cfg.num_stages)
+
+
+def gemm_spec(cfg: GemmConfig) -> dict:
+    """The JIT spec of `cfg`'s kernel (what the compile cache and AOT bundles key it by)."""
+    return dense_gemm.specialize(*_UNSET, config=_config(cfg))[0]
+
+
+def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
+    """The artifact (entry, cubin, PTX) of `cfg`'s kernel for target from the registered compiler (cute-ir: its
+    compile cache, else a build); not kept in the JIT kernel's in-process table."""
+    from cute_runtime.compilers import compiler
+
+    return compiler()(dense_gemm.fn, gemm_spec(cfg), target)
+
+
+def kernel_of(cfg: GemmConfig, cc: tuple[int, int], device: int | None = None) -> Kernel:
+    """The loaded-on-first-launch Kernel of `cfg` for a device of compute capability cc (bundle or compiler)."""
+    return dense_gemm.kernel_for(gemm_spec(cfg), cc, device)
+
+
+def _emit(plan, k, descs, mnkl, raster_n, swz_log) -> None:  # noqa: ANN001 - JitBuilder, run-time values
+    from cute_ir import hopper as H
+    from cute_ir.control import if_
+    from cute_ir.hopper.scheduler import PersistentScheduler
+
     cfg = plan.cfg
-    a_desc, b_desc, c_desc = k.arg("a_desc"), k.arg("b_desc"), k.arg("c_desc")
-    m, n, kk, l = k.arg("m"), k.arg("n"), k.arg("k"), k.arg("l")
-    raster_n, swz_log = k.arg("raster_along_n"), k.arg("swizzle_log")
+    a_desc, b_desc, c_desc = descs
+    m, n, kk, l = mnkl
 
     base = H.dynamic_smem_base(1024)
     smem = plan.smem
@@ -120,6 +161,9 @@ def _emit(plan: GemmPlan, k) -> None:  # noqa: ANN001 - KernelBuilder
 
 
 def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  # noqa: ANN001
+    from cute_ir import hopper as H
+    from cute_ir.control import for_, if_
+
     cfg = plan.cfg
 
     def one_thread() -> None:
@@ -163,6 +207,8 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
 
 def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
     """Wait for K-tile `kt`'s stage, issue its wgmma chain and commit it; returns (accumulator, stage)."""
+    from cute_ir import hopper as H
+
     cfg = plan.cfg
     atom = plan.wgmma
     it = unit * sched.k_tiles + kt
@@ -193,6 +239,9 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
     stays in flight while K-tile kt+1's is issued: after committing kt+1, `wait_group 1` retires kt's group
     and kt's stage is released; the last stage is released after the final `wait_group 0`.
     """
+    from cute_ir import hopper as H
+    from cute_ir.control import for_
+
     cfg = plan.cfg
     atom = plan.wgmma
     init = H.zero_accumulator(atom) if cfg.acc_init == "zero" else H.undef_accumulator(atom)
@@ -216,6 +265,9 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
 
 
 def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem) -> None:  # noqa: ANN001
+    from cute_ir import hopper as H
+    from cute_ir.control import for_, if_
+
     cfg = plan.cfg
     a_addr = H.smem_address(a_smem)
     b_addr = H.smem_address(b_smem)
@@ -240,6 +292,10 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
     running while this one is written), then the warpgroup synchronises on its own named barrier.
     """
+    from cute_ir import hopper as H
+    from cute_ir.control import if_
+    from cute_ir.dtypes import element_type
+
     cfg = plan.cfg
     epi = plan.epi
     vals = H.accumulator_elements(acc, plan.wgmma)  # in the atom's value order

@@ -167,9 +167,8 @@ class GemmPlan:
         import torch
         from cute_runtime import device_properties, driver
 
-        from .._compiled import kernel_for
         from ..torch_types import torch_dtype
-        from .host import compile_gemm
+        from .kernel import kernel_of
 
         c_dtype, acc_dtype, tile, cluster, variant = options
         self.device, cd = _check(a, b, out, c_dtype)
@@ -204,7 +203,7 @@ class GemmPlan:
             cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
             order = (None, None)
         self.config = cfg
-        kernel = kernel_for(cfg.spec(), lambda target: compile_gemm(cfg, target), cc, device=self.device)
+        kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
         grid, raster_n, swz = schedule(problem, cfg, props.sm_count, *order)
         p = problem

@@ -289,57 +289,6 @@ class GemmConfig:
             raise ValueError(f"variant must be one of {tuple(VARIANTS)}, got {variant!r}")
         return replace(self, **VARIANTS[variant])
 
-    def spec(self) -> dict:
-        """The JSON-able kernel specification (keys the compile cache and bundles)."""
-        out = {
-            "kernel": "dense_gemm_sm90",
-            "version": 2,
-            "a_dtype": self.a_dtype,
-            "b_dtype": self.b_dtype,
-            "c_dtype": self.c_dtype,
-            "acc_dtype": self.acc_dtype,
-            "a_major": self.a_major,
-            "b_major": self.b_major,
-            "c_major": self.c_major,
-            "tile_mnk": [self.tile_m, self.tile_n, self.tile_k],
-            "cluster_mn": [self.cluster_m, self.cluster_n],
-            "stages": self.num_stages,
-            "target": self.target,
-            "k_pipe_mmas": self.k_pipe_mmas,
-            "acc_init": self.acc_init,
-            "epi_buffers": self.epi_buffers,
-        }
-        if self.release_scope != "cta":
-            out["release_scope"] = self.release_scope
-        return out
-
-    @classmethod
-    def from_spec(cls, spec: dict) -> GemmConfig:
-        """The config a `spec()` dict describes."""
-        if spec.get("kernel") != "dense_gemm_sm90":
-            raise ValueError(f"not a dense_gemm_sm90 spec: {spec!r}")
-        return cls(
-            a_dtype=spec["a_dtype"],
-            b_dtype=spec["b_dtype"],
-            c_dtype=spec["c_dtype"],
-            acc_dtype=spec["acc_dtype"],
-            a_major=spec["a_major"],
-            b_major=spec["b_major"],
-            c_major=spec["c_major"],
-            tile_m=spec["tile_mnk"][0],
-            tile_n=spec["tile_mnk"][1],
-            tile_k=spec["tile_mnk"][2],
-            cluster_m=spec["cluster_mn"][0],
-            cluster_n=spec["cluster_mn"][1],
-            stages=spec["stages"],
-            target=spec["target"],
-            # version-1 specs (before the speed options) describe the "base" kernel
-            k_pipe_mmas=spec.get("k_pipe_mmas", 0),
-            acc_init=spec.get("acc_init", "zero"),
-            epi_buffers=spec.get("epi_buffers", 1),
-            release_scope=spec.get("release_scope", "cta"),
-        )
-
 
 @functools.lru_cache(maxsize=4096)
 def _smem_bytes(cfg: GemmConfig, stages: int) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .choice import rank_configs
-from .host import choose_config, compile_gemm, problem_of, schedule, tensor_maps
+from .host import choose_config, problem_of, schedule, tensor_maps
 from .spec import GemmConfig
 from .tune_cache import TunedChoice, store_tuned
 
@@ -59,8 +59,8 @@ def tune(
     import torch
     from cute_runtime import device_properties
 
-    from .._compiled import kernel_for
     from ..timing import median_ms
+    from .kernel import kernel_of
     from .spec import tolerance
 
     problem = problem_of(a, b, c)
@@ -73,7 +73,7 @@ def tune(
     rows, best = [], None
     for cfg in cands:
         try:
-            kernel = kernel_for(cfg.spec(), lambda target, cfg=cfg: compile_gemm(cfg, target), cc)
+            kernel = kernel_of(cfg, cc)
             maps = tensor_maps(problem, cfg)
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is skipped, with the reason
             rows.append(f"{cfg.name}: skipped ({type(exc).__name__}: {exc})")

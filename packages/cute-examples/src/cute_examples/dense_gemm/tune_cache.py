@@ -3,12 +3,14 @@
 `tune.tune` writes it; `gemm()` reads it once per process (`lookup_tuned_once`, on a launch-plan miss)
 when no tile or cluster is given. The JSON file lives
 at `cute_examples.config.tune_cache_path()` (in the user's cache directory); its format:
-`{"format": "cute-gemm-tune", "version": 1, "entries": {KEY: {"spec": ..., "raster_along_n": r,
-"swizzle_log": s, "us": t}}}` with KEY = `tune_key(...)`.
+`{"format": "cute-gemm-tune", "version": 2, "entries": {KEY: {"config": {GemmConfig fields}, "raster_along_n": r,
+"swizzle_log": s, "us": t}}}` with KEY = `tune_key(...)`. A version-1 file (configs as the retired hand-written
+spec) reads as empty: tune again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -20,7 +22,7 @@ from .spec import GemmConfig
 __all__ = ["TunedChoice", "load_tune_cache", "lookup_tuned", "lookup_tuned_once", "store_tuned", "tune_key"]
 
 _FORMAT = "cute-gemm-tune"
-_VERSION = 1
+_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ def load_tune_cache(path: str | None = None) -> dict[str, dict]:
             data = json.load(f)
     except json.JSONDecodeError as exc:
         raise ValueError(f"tune cache {p} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and data.get("format") == _FORMAT and data.get("version") == 1:
+        data = {"format": _FORMAT, "version": _VERSION, "entries": {}}
     if not isinstance(data, dict) or data.get("format") != _FORMAT or data.get("version") != _VERSION:
         raise ValueError(f"tune cache {p} is not a {_FORMAT} version {_VERSION} file")
     entries = dict(data.get("entries", {}))
@@ -97,7 +101,7 @@ def lookup_tuned_once(shape: Any, acc_dtype: str, device_name: str) -> TunedChoi
 def _choice(entry: dict | None) -> TunedChoice | None:
     if entry is None:
         return None
-    cfg = GemmConfig.from_spec(entry["spec"])
+    cfg = GemmConfig(**entry["config"])
     return TunedChoice(cfg, entry.get("raster_along_n"), entry.get("swizzle_log"), float(entry["us"]))
 
 
@@ -108,7 +112,7 @@ def store_tuned(
     p = _path(path)
     entries = load_tune_cache(p)
     entries[tune_key(shape, acc_dtype, device_name)] = {
-        "spec": choice.config.spec(),
+        "config": dataclasses.asdict(choice.config),
         "raster_along_n": choice.raster_along_n,
         "swizzle_log": choice.swizzle_log,
         "us": choice.us,

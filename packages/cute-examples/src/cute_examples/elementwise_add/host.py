@@ -193,11 +193,7 @@ def describe_plan(plan: Plan) -> str:
 
 def compiled_here(plan: Plan) -> bool:
     """Whether this process compiled the plan's kernel (else cute-ir's disk cache or an AOT bundle served it)."""
-    from cute_nvarch.kernel_spec import canonical_spec
-
-    key = canonical_spec(plan.spec) + "@" + plan.kernel.entry.target
-    art = add_kernel.artifacts.get(key)
-    return art is not None and not getattr(art, "cached", False)
+    return add_kernel.compiled_here(plan.kernel)
 
 
 def _key(a: Any, b: Any, out: Any) -> tuple[Any, ...]:
