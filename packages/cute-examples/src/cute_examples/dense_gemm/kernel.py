@@ -19,6 +19,11 @@ The kernel is a public-API JIT kernel (`@cute_runtime.kernel`): its compile-time
 (0..4). Launch: block (num_threads,1,1), cluster (cluster_m, cluster_n, 1), grid (cluster_m * clusters,
 cluster_n, 1) with `clusters` <= the number of work units (`host.schedule`). `compile_gemm(cfg, target)` and
 `kernel_of(cfg, cc, device)` specialize it on a config alone (its run-time parameters do not change the spec).
+
+A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
+`dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the bias and input addresses
+as u64 and their element strides as i64, alpha and beta as f32) and whose epilogue computes each output
+value with `epilogue_fused` before staging it. The plain kernel, its parameters and its PTX are unchanged.
 """
 
 from __future__ import annotations
@@ -35,11 +40,15 @@ from .spec import CONSUMER_REGS, PRODUCER_REGS, GemmConfig
 if TYPE_CHECKING:
     from cute_ir.values import Int
 
-__all__ = ["PARAMS", "compile_gemm", "dense_gemm", "gemm_spec", "kernel_of"]
+__all__ = ["FUSED_PARAMS", "PARAMS", "compile_gemm", "dense_gemm", "dense_gemm_fused", "gemm_spec", "kernel_of"]
 
 PARAMS = ("a_desc", "b_desc", "c_desc", "m", "n", "k", "l", "raster_along_n", "swizzle_log")
 _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is __syncthreads)
 _I32 = Scalar("i32")
+_U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
+# the fused kernel's run-time parameters after PARAMS (names as in its signature)
+FUSED_PARAMS = ("bias_ptr", "bias_stride", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l",
+                "alpha", "beta")
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001
@@ -79,15 +88,56 @@ def dense_gemm(
     config: GemmConfig,
 ):
     """C = A @ B for the TMA descriptors of A, B and C: the warp-specialized persistent kernel of `config`."""
+    if config.fused:
+        raise ValueError(f"config has a fused epilogue ({config.epilogue_label[1:]}): use dense_gemm_fused")
+    _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, None)
+
+
+@kernel(
+    name="dense_gemm_fused",
+    block=lambda config: (config.num_threads, 1, 1),
+    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
+)
+def dense_gemm_fused(
+    kb,  # noqa: ANN001 - the JitBuilder
+    a_desc: TensorMap,
+    b_desc: TensorMap,
+    c_desc: TensorMap,
+    m: _I32,
+    n: _I32,
+    k: _I32,
+    l: _I32,  # noqa: E741 - the batch extent, CuTe's name
+    raster_along_n: _I32,
+    swizzle_log: _I32,
+    bias_ptr: _U64,
+    bias_stride: _I64,
+    input_ptr: _U64,
+    input_stride_m: _I64,
+    input_stride_n: _I64,
+    input_stride_l: _I64,
+    alpha: _F32,
+    beta: _F32,
+    config: GemmConfig,
+):
+    """D = act(alpha * A @ B + beta * input + bias) into C: the GEMM kernel of `config` with its fused epilogue."""
+    if not config.fused:
+        raise ValueError("config has no fused epilogue: use dense_gemm")
+    fused = (bias_ptr, bias_stride, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta)
+    _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
+
+
+def _start(kb, config, descs, mnkl, raster_n, swz_log, fused) -> None:  # noqa: ANN001 - JitBuilder, run-time values
     if kb.target != config.target:
         raise ValueError(f"config.target is {config.target}, the kernel compiles for {kb.target}")
     plan = make_plan(config)
     kb.reserve_shared_memory(plan.smem.dynamic_smem_bytes)
     kb.launch_bounds(min_blocks_per_sm=1)
-    _emit(plan, kb, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log)
+    _emit(plan, kb, descs, mnkl, raster_n, swz_log, fused)
 
 
-_UNSET = (None,) * len(PARAMS)  # run-time values: the spec does not depend on them
+def _kernel_fn(cfg: GemmConfig) -> Any:
+    """The JIT kernel function of cfg: dense_gemm, or dense_gemm_fused for a fused epilogue."""
+    return dense_gemm_fused if cfg.fused else dense_gemm
 
 
 def _config(cfg: GemmConfig) -> GemmConfig:
@@ -97,7 +147,8 @@ def _config(cfg: GemmConfig) -> GemmConfig:
 
 def gemm_spec(cfg: GemmConfig) -> dict:
     """The JIT spec of `cfg`'s kernel (what the compile cache and AOT bundles key it by)."""
-    return dense_gemm.specialize(*_UNSET, config=_config(cfg))[0]
+    unset = (None,) * (len(PARAMS) + (len(FUSED_PARAMS) if cfg.fused else 0))  # run-time: not in the spec
+    return _kernel_fn(cfg).specialize(*unset, config=_config(cfg))[0]
 
 
 def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
@@ -105,15 +156,15 @@ def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
     compile cache, else a build); not kept in the JIT kernel's in-process table."""
     from cute_runtime.compilers import compiler
 
-    return compiler()(dense_gemm.fn, gemm_spec(cfg), target)
+    return compiler()(_kernel_fn(cfg).fn, gemm_spec(cfg), target)
 
 
 def kernel_of(cfg: GemmConfig, cc: tuple[int, int], device: int | None = None) -> Kernel:
     """The loaded-on-first-launch Kernel of `cfg` for a device of compute capability cc (bundle or compiler)."""
-    return dense_gemm.kernel_for(gemm_spec(cfg), cc, device)
+    return _kernel_fn(cfg).kernel_for(gemm_spec(cfg), cc, device)
 
 
-def _emit(plan, k, descs, mnkl, raster_n, swz_log) -> None:  # noqa: ANN001 - JitBuilder, run-time values
+def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused) -> None:  # noqa: ANN001 - JitBuilder, run-time values
     from cute_ir import hopper as H
     from cute_ir.control import if_
     from cute_ir.hopper.scheduler import PersistentScheduler
@@ -150,7 +201,12 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log) -> None:  # noqa: ANN001 - Ji
 
     def consumer() -> None:
         H.setmaxnreg_inc(CONSUMER_REGS)
-        _consumer(plan, sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem)
+        epilogue = None
+        if fused is not None:
+            from .epilogue_fused import FusedParams
+
+            epilogue = (FusedParams(*fused), m, n)
+        _consumer(plan, sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue)
 
     # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
     if_(wg == 0, producer, consumer)
@@ -264,7 +320,7 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
     return acc
 
 
-def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem) -> None:  # noqa: ANN001
+def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem, epilogue) -> None:  # noqa: ANN001
     from cute_ir import hopper as H
     from cute_ir.control import for_, if_
 
@@ -277,20 +333,22 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     def unit_body(u: Int) -> None:
         tile_m, tile_n, batch, _, _ = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
-        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch)
+        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue)
 
     for_(0, sched.num_units, 1, unit_body)
     # the staging buffers must stay valid until the last TMA stores have read them
     if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 
 
-def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch) -> None:  # noqa: ANN001
+def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue) -> None:  # noqa: ANN001
     """Accumulators -> C through the warpgroup's staging buffers, one 64 x epi_n chunk at a time.
 
     Chunk c of the unit goes through buffer `(unit * chunks + c) % epi_buffers`. Before a buffer is
     rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
     running while this one is written), then the warpgroup synchronises on its own named barrier.
+    With a fused epilogue (`epilogue` = (FusedParams, m, n)) each chunk's output values are computed first
+    (their loads and math overlap the wait), in the accumulators' per-thread order (SwiGLU: half as many).
     """
     from cute_ir import hopper as H
     from cute_ir.control import if_
@@ -303,8 +361,16 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     barrier_id = g + _EPI_BARRIER_BASE
     c_elem = element_type(cfg.c_dtype)
     row0 = tile_m * cfg.tile_m + g * 64
-    chunks = cfg.tile_n // cfg.epi_n
+    chunks = cfg.c_tile_n // cfg.epi_n
+    fused = None
+    if epilogue is not None:
+        from .epilogue_fused import FusedEpilogue
+
+        params, m, n = epilogue
+        fused = FusedEpilogue(cfg, params, m, n, g, warp_in_wg, lane, tile_m, tile_n, batch)
     for chunk in range(chunks):
+        groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
+        src = vals if fused is None else fused.values(vals, groups)
         if cfg.epi_buffers == 1:
             buf = epi_wg
         elif chunks % cfg.epi_buffers == 0:
@@ -315,11 +381,10 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         if cfg.epi_buffers > 1:
             if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
         H.named_barrier_sync(barrier_id, 128)
-        groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.c_bytes == 2:
             # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
             for j in list(groups)[::2]:
-                packed = [H.pack_b16x2(vals[lo], vals[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
+                packed = [H.pack_b16x2(src[lo], src[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
                 jloc = j - chunk * cfg.epi_n // 8
                 trans = cfg.c_major == "m"
                 r, c = stmatrix_row_coords(warp_in_wg, lane, jloc, trans)
@@ -328,8 +393,8 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
             for j in groups:
                 jloc = j - chunk * cfg.epi_n // 8
                 for h in (0, 1):
-                    lo = H.to_f32(vals[4 * j + 2 * h])
-                    hi = H.to_f32(vals[4 * j + 2 * h + 1])
+                    lo = H.to_f32(src[4 * j + 2 * h])
+                    hi = H.to_f32(src[4 * j + 2 * h + 1])
                     r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
                     if cfg.c_major == "n":
                         H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo, hi], alignment=8)
@@ -340,7 +405,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         H.named_barrier_sync(barrier_id, 128)
 
         def store(chunk: int = chunk, buf: Any = buf) -> None:
-            col0 = tile_n * cfg.tile_n + chunk * cfg.epi_n
+            col0 = tile_n * cfg.c_tile_n + chunk * cfg.epi_n
             for box in epi.boxes:
                 mm = row0 + box.mn if box.mn else row0
                 nn = col0 + box.k if box.k else col0

@@ -21,6 +21,16 @@ Speed options (each selectable, so that one GPU run can compare them; `VARIANTS`
   `SYNCS.ARRIVE`); "cluster" (`.release.cluster`, the first kernels' choice) makes ptxas put
   `MEMBAR.ALL.GPU` before every K-tile's release. Only "cluster_release" uses it: the control that measures
   what the fence costs. Left out of `spec()` when "cta", so default specs are unchanged.
+
+Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` and `epilogue_fused`):
+- `activation`: one of `activation.ACTIVATIONS` ("identity" stores the accumulators as they are); "swiglu"
+  makes C tile_n / 2 columns wide per tile (gate/up pairs, `activation`), so tile_n / 2 must be a multiple of
+  `epi_n` and there is no input;
+- `bias`: None, "n" (a vector along N, one value per accumulator column) or "m" (along M);
+- `has_input`: add `beta * input` (an addend tensor of C's dtype, read per element);
+- `has_alpha`: scale the accumulators by the run-time `alpha`.
+A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
+bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
 """
 
 from __future__ import annotations
@@ -34,6 +44,8 @@ from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
 from cute_nvarch.smem import SmemPlan
 from cute_nvarch.target import SM90A, TARGETS, compile_target
 from cute_nvarch.tile_scheduler import TileScheduler
+
+from .activation import ACTIVATIONS, BIAS_MODES
 
 __all__ = [
     "DTYPE_BYTES",
@@ -104,8 +116,8 @@ def canonical_dtype(dtype: object, what: str = "dtype") -> str:
 NAME_LEGEND = (
     "dense_gemm_<A,B dtype>_<acc dtype>_<C dtype>_<A,B,C majors>_<tile MxNxK>_c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
-    "  [_rc = cluster-scope stage release]; e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight,",
-    "  scale-d start, 2 C buffers",
+    "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha];",
+    "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
 
 
@@ -131,6 +143,10 @@ class GemmConfig:
     acc_init: str = "scale_d"
     epi_buffers: int = 2
     release_scope: str = "cta"
+    activation: str = "identity"
+    bias: str | None = None
+    has_input: bool = False
+    has_alpha: bool = False
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype", "c_dtype", "acc_dtype"):
@@ -166,6 +182,7 @@ class GemmConfig:
             raise ValueError(f"epi_buffers must be 1 or 2, got {self.epi_buffers!r}")
         if self.release_scope not in RELEASE_SCOPES:
             raise ValueError(f"release_scope must be one of {RELEASE_SCOPES}, got {self.release_scope!r}")
+        self._check_epilogue()
         if self.target not in TARGETS or not TARGETS[self.target].has_wgmma:
             wgmma = [t.name for t in TARGETS.values() if t.has_wgmma]
             raise ValueError(f"target must be one of {wgmma} (wgmma and setmaxnreg), got {self.target!r}")
@@ -176,7 +193,35 @@ class GemmConfig:
         elif self.max_stages() < 2:
             raise ValueError("tile does not fit two pipeline stages in shared memory")
 
+    def _check_epilogue(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {ACTIVATIONS}, got {self.activation!r}")
+        if self.bias not in BIAS_MODES:
+            raise ValueError(f"bias must be one of {BIAS_MODES}, got {self.bias!r}")
+        for f in ("has_input", "has_alpha"):
+            if not isinstance(getattr(self, f), bool):
+                raise ValueError(f"{f} must be a bool, got {getattr(self, f)!r}")
+        if self.activation == "swiglu":
+            if self.has_input:
+                raise ValueError("activation 'swiglu' takes no input (has_input must be False)")
+            if (self.tile_n // 2) % self.epi_n:
+                raise ValueError(
+                    f"activation 'swiglu' writes tile_n / 2 = {self.tile_n // 2} columns per tile, which must be a "
+                    f"multiple of the {self.epi_n}-column epilogue chunk of a {self.c_dtype} {self.c_major}-major C "
+                    f"(tile_n >= {2 * self.epi_n})"
+                )
+
     # --- derived sizes -------------------------------------------------------------------------------
+    @property
+    def fused(self) -> bool:
+        """Whether the epilogue does more than store the accumulators (the `dense_gemm_fused` kernel)."""
+        return self.activation != "identity" or self.bias is not None or self.has_input or self.has_alpha
+
+    @property
+    def c_tile_n(self) -> int:
+        """Columns of C per CTA tile: tile_n, or half of it for SwiGLU (gate/up pairs)."""
+        return self.tile_n // 2 if self.activation == "swiglu" else self.tile_n
+
     @property
     def ab_bytes(self) -> int:
         """Bytes per A/B element."""
@@ -273,7 +318,17 @@ class GemmConfig:
             f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}_"
             f"p{self.k_pipe_mmas}{self.acc_init[0]}{self.epi_buffers}"
             + ("" if self.release_scope == "cta" else "_rc")
+            + self.epilogue_label
         )
+
+    @property
+    def epilogue_label(self) -> str:
+        """The fused epilogue's part of the name ("" without one; e.g. "_gelu_bn")."""
+        parts = [self.activation] if self.activation != "identity" else []
+        parts += [f"b{self.bias}"] if self.bias else []
+        parts += ["in"] if self.has_input else []
+        parts += ["al"] if self.has_alpha else []
+        return "".join("_" + p for p in parts)
 
     @property
     def variant(self) -> str | None:
