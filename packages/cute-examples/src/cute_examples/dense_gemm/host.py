@@ -129,8 +129,11 @@ def _legal_strides(op: _Operand, contiguous: str) -> tuple[int, int]:
     return outer_bytes, batch_bytes
 
 
-def problem_of(a: Any, b: Any, out: Any) -> GemmProblem:
-    """Check a (M,K[,L]), b (K,N), out (M,N) tensors and describe the GEMM (ValueError on any rule broken)."""
+def problem_of(a: Any, b: Any, out: Any, n_out: int | None = None) -> GemmProblem:
+    """Check a (M,K[,L]), b (K,N), out (M,N) tensors and describe the GEMM (ValueError on any rule broken).
+
+    `n_out`: C's columns when they are not b's N (SwiGLU: N / 2).
+    """
     for t, what in ((a, "a"), (b, "b"), (out, "out")):
         if not getattr(t, "is_cuda", False):
             raise ValueError(f"{what} must be a CUDA tensor")
@@ -141,8 +144,9 @@ def problem_of(a: Any, b: Any, out: Any) -> GemmProblem:
     if bo.rows != k:
         raise ValueError(f"b has {bo.rows} rows but a has K = {k} columns")
     n = bo.cols
-    if (co.rows, co.cols) != (m, n):
-        raise ValueError(f"out must be ({m}, {n}) per batch, got ({co.rows}, {co.cols})")
+    nc = n if n_out is None else n_out
+    if (co.rows, co.cols) != (m, nc):
+        raise ValueError(f"out must be ({m}, {nc}) per batch, got ({co.rows}, {co.cols})")
     batches = {ao.batch, bo.batch, co.batch}
     if len(batches) != 1:
         raise ValueError(
@@ -282,5 +286,6 @@ def launch_gemm(
 
 def _store_spills_past(problem: GemmProblem) -> bool:
     """Whether C's contiguous extent ends inside a 16-byte chunk, so that a TMA store would write past it."""
-    inner = problem.n if problem.c_major == "n" else problem.m
+    c = getattr(problem, "c", None)  # a GemmShape has no operands: C is (M, N)
+    inner = (problem.n if c is None else c.cols) if problem.c_major == "n" else problem.m
     return (inner * DTYPE_BYTES[problem.c_dtype]) % 16 != 0

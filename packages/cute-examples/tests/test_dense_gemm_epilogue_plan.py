@@ -1,0 +1,189 @@
+"""gemm()'s fused-epilogue launch plans on CPU fakes (device, kernel, driver): the config carries the epilogue,
+the parameter block holds the bias/input addresses, strides and alpha/beta, a hit rewrites only those, the key
+separates what changes the kernel, and the plain call keeps its plain key."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from types import SimpleNamespace
+
+import pytest
+import torch
+from cute_examples.dense_gemm import launch_plan
+from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS
+from cute_examples.dense_gemm.launch_plan import PlanCache
+
+
+class Device:
+    def __init__(self, index):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("cuda", self.index))
+
+    def __str__(self):
+        return f"cuda:{self.index}"
+
+
+class FakeCuda:
+    is_cuda = True
+
+    def __init__(self, shape, stride=None, dtype=torch.float16, address=1 << 20):
+        self.shape = torch.Size(shape)
+        self._stride = tuple(stride) if stride is not None else torch.empty(shape, device="meta").stride()
+        self.dtype, self._address, self.device = dtype, address, Device(0)
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self):
+        return self._stride
+
+    def data_ptr(self):
+        return self._address
+
+    def moved(self, by):
+        return FakeCuda(self.shape, self._stride, self.dtype, self._address + by)
+
+
+@pytest.fixture
+def fakes(monkeypatch, tmp_path):
+    """gemm() on fakes; returns (cache, launches, kernels built (their configs))."""
+    import cute_runtime
+    from cute_examples.dense_gemm import kernel as gemm_kernel
+    from cute_examples.dense_gemm import tune_cache
+    from cute_nvarch.params import Param
+    from cute_runtime import TensorMap
+    from cute_runtime.params import ParamBuffer, ParamLayout
+
+    launches, configs = [], []
+    kinds = {"bias_ptr": "u64", "input_ptr": "u64", "alpha": "f32", "beta": "f32"}
+
+    class FakeKernel:
+        def __init__(self, fused):
+            names = PARAMS + (FUSED_PARAMS if fused else ())
+            self.layout = ParamLayout([Param(n, "tma") for n in names[:3]]
+                                      + [Param(n, kinds.get(n, "i64" if n in FUSED_PARAMS else "i32"))
+                                         for n in names[3:]])
+
+        def prepare(self, *args):
+            buf = ParamBuffer(self.layout)
+            buf.write(self.layout.convert(args))
+            return buf
+
+        def bound_launch(self, grid, params):
+            return lambda stream: launches.append(params.packed())
+
+    class FakeDriver:
+        class CUtensorMap:
+            def __init__(self, _ptr):
+                self.ptr = _ptr
+
+        @staticmethod
+        def cuTensorMapReplaceAddress(tm, address):
+            ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
+            return (0,)
+
+    def kernel_of(cfg, cc, device=None):
+        configs.append(cfg)
+        return FakeKernel(cfg.fused)
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    cache = PlanCache(launch_plan._build)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    return cache, launches, configs
+
+
+def _fields(block, plan):
+    offsets = dict(zip((p.name for p in plan.kernel.layout.params), plan.kernel.layout.offsets, strict=True))
+    fmt = {"bias_ptr": "<Q", "input_ptr": "<Q", "alpha": "<f", "beta": "<f"}
+    return {n: struct.unpack_from(fmt.get(n, "<q"), block, offsets[n])[0] for n in FUSED_PARAMS}
+
+
+def test_bias_gelu_plan_and_its_hits(fakes):
+    cache, launches, configs = fakes
+    a, b, c = FakeCuda((256, 128)), FakeCuda((128, 64), address=1 << 24), FakeCuda((256, 64), address=1 << 26)
+    bias = FakeCuda((64,), address=1 << 28)
+    assert launch_plan.gemm(a, b, c, bias=bias, activation="gelu", stream=1) is c
+    (plan,) = cache.table().values()
+    cfg = configs[-1]
+    assert (cfg.activation, cfg.bias, cfg.has_input, cfg.has_alpha) == ("gelu", "n", False, False)
+    assert cfg.name.endswith("_gelu_bn")
+    got = _fields(launches[-1], plan)
+    assert (got["bias_ptr"], got["bias_stride"], got["input_ptr"], got["alpha"]) == (1 << 28, 1, 0, 1.0)
+    # a hit with a rotated bias: same plan, the new address in the block
+    launch_plan.gemm(a, b, c, bias=bias.moved(4096), activation="gelu", stream=1)
+    assert list(cache.table().values()) == [plan] and _fields(launches[-1], plan)["bias_ptr"] == (1 << 28) + 4096
+    # alpha != 1 is another kernel (has_alpha); its value is rewritten per call
+    launch_plan.gemm(a, b, c, bias=bias, activation="gelu", alpha=0.5)
+    launch_plan.gemm(a, b, c, bias=bias, activation="gelu", alpha=2.0)
+    assert len(cache.table()) == 2 and configs[-1].has_alpha
+    assert _fields(launches[-1], list(cache.table().values())[-1])["alpha"] == 2.0
+    # the plain call keeps its own key and kernel
+    launch_plan.gemm(a, b, c)
+    assert len(cache.table()) == 3 and not configs[-1].fused
+
+
+def test_input_strides_beta_and_row_bias(fakes):
+    cache, launches, configs = fakes
+    a, b, c = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 64), address=1 << 24), \
+        FakeCuda((2, 256, 64), address=1 << 26)
+    inp = FakeCuda((256, 1), address=1 << 28)  # broadcast along N and the batch
+    bias = FakeCuda((1, 256, 1), address=1 << 29)
+    launch_plan.gemm(a, b, c, input=inp, beta=0.25, bias=bias, activation="relu")
+    (plan,) = cache.table().values()
+    assert (configs[-1].has_input, configs[-1].bias) == (True, "m")
+    got = _fields(launches[-1], plan)
+    assert (got["input_ptr"], got["input_stride_m"], got["input_stride_n"], got["input_stride_l"]) == \
+        (1 << 28, 1, 0, 0)
+    assert (got["bias_ptr"], got["bias_stride"], got["beta"]) == (1 << 29, 1, 0.25)
+    launch_plan.gemm(a, b, c, input=inp.moved(512), beta=3.0, bias=bias, activation="relu")
+    got = _fields(launches[-1], plan)
+    assert (got["input_ptr"], got["beta"], len(cache.table())) == ((1 << 28) + 512, 3.0, 1)
+    # beta 0 never reads input: another kernel without it
+    launch_plan.gemm(a, b, c, input=inp, beta=0.0, bias=bias, activation="relu")
+    assert not configs[-1].has_input and len(cache.table()) == 2
+    with pytest.raises(ValueError, match="out overlaps input"):
+        launch_plan.gemm(a, b, c, input=FakeCuda((256, 64), address=(1 << 26) + 64), bias=bias, activation="relu")
+
+
+def test_swiglu_plan_writes_half_the_columns(fakes):
+    cache, launches, configs = fakes
+    a, w = FakeCuda((300, 128)), FakeCuda((256, 128), address=1 << 24)
+    b = FakeCuda((128, 256), stride=(1, 128), address=1 << 24)  # w.t(): K-major B
+    out = launch_plan.gemm(a, b, FakeCuda((300, 128), address=1 << 26), activation="swiglu")
+    cfg = configs[-1]
+    assert cfg.activation == "swiglu" and cfg.tile_n >= 128 and cfg.c_tile_n == cfg.tile_n // 2
+    assert out.shape == (300, 128) and w.shape[0] == 256
+    with pytest.raises(ValueError, match=r"out must be \(300, 128\) per batch, got \(300, 256\).*SwiGLU"):
+        launch_plan.gemm(a, b, FakeCuda((300, 256), address=1 << 26), activation="swiglu")
+    with pytest.raises(ValueError, match="needs tile N >= 128"):
+        launch_plan.gemm(a, b, FakeCuda((300, 128), address=1 << 26), activation="swiglu",
+                         tile_shape_mnk=(128, 64, 64))
+
+
+def test_bad_epilogue_arguments_fail_before_any_kernel(fakes):
+    cache, launches, configs = fakes
+    a, b, c = FakeCuda((256, 128)), FakeCuda((128, 64), address=1 << 24), FakeCuda((256, 64), address=1 << 26)
+    cases = [
+        (dict(activation="tanh"), ValueError, "activation must be None or one of"),
+        (dict(bias=FakeCuda((63,), address=1 << 28)), ValueError, "bias must be a vector"),
+        (dict(bias=FakeCuda((64,), dtype=torch.float32, address=1 << 28)), ValueError, "bias.dtype"),
+        (dict(alpha="2"), TypeError, "alpha must be a real number"),
+        (dict(beta=1.0), ValueError, "beta scales input"),
+        (dict(input=FakeCuda((3, 64), address=1 << 28)), ValueError, "input must broadcast"),
+    ]
+    for kw, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            launch_plan.gemm(a, b, c, **kw)
+    assert configs == [] and launches == [] and cache.table() == {}
