@@ -351,3 +351,28 @@ def test_source_digest_covers_classes_of_user_modules(tmp_path: Any, monkeypatch
     d1 = source_digest(body)
     mod.write_text(src.format(3))
     assert source_digest(body) != d1
+
+
+def test_a_bundle_dispatches_kernels_whose_launch_shape_is_derived(compiled: list, tmp_path: Any) -> None:
+    """block/cluster computed from compile-time arguments: the signature stores null, and the bundle matches a
+    call's spec on everything else (the GEMM's case: its block and cluster come from its GemmConfig)."""
+    from cute_nvarch.bundle_format import dump_manifest, make_manifest, manifest_kernel
+    from cute_runtime import KernelNotFoundError, load_bundle
+
+    cfg = TileConfig(tile=128)
+    art = Art(tma_copy.specialize(None, 1, cfg, mode="pair")[0], TARGET)
+    entry = art.entry.with_build({"registers": 1}, {"test": "1"})
+    kernel_obj, files = manifest_kernel(entry, b"not a cubin", art.ptx.encode())
+    kernel_obj.pop("cubin")
+    for name, data in files.items():
+        if name.endswith(".ptx"):
+            (tmp_path / name).write_bytes(data)
+    sig = tma_copy.signature()
+    assert sig["block"] is None and sig["cluster"] is None
+    (tmp_path / "manifest.json").write_bytes(dump_manifest(make_manifest([kernel_obj], {"tma_copy": sig})))
+    register_compiler(None)
+    hosted = load_bundle(tmp_path)["tma_copy"]
+    k = hosted.compile(TensorMap(bytes(128)), 5, cfg, mode="pair", target=TARGET)
+    assert k.name == entry.name and k.entry.launch.block == (128, 1, 1) and k.entry.launch.cluster == (2, 1, 1)
+    with pytest.raises(KernelNotFoundError, match="no kernel for spec"):
+        hosted.compile(None, 5, cfg, target=TARGET)

@@ -77,11 +77,13 @@ def _elementwise(target: str) -> list[Job]:
 
 
 def jit_kernels() -> dict[str, Any]:
-    """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add)."""
+    """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add, the
+    dense GEMM)."""
     from .bench_jit import add
+    from .dense_gemm.kernel import dense_gemm
     from .transpose import transpose, transpose_vec
 
-    return {k.name: k for k in (transpose, transpose_vec, add)}
+    return {k.name: k for k in (transpose, transpose_vec, add, dense_gemm)}
 
 
 def _jit(target: str) -> list[Job]:

@@ -21,7 +21,8 @@ or "tma": an encoded TMA descriptor).
 
 A kernel's *signature* (what a bundle stores so that a host without the Python function dispatches calls) is
 `{"name", "source", "block", "cluster", "args": [{"name", "kind": "tensor", "dtype", "rank", "static"} |
-{"name", "kind": "const", "default"?} | {"name", "kind": "scalar", "param"}]}`.
+{"name", "kind": "const", "default"?} | {"name", "kind": "scalar", "param"}]}`; block or cluster is null when
+it depends on compile-time arguments (a bundle then matches a call's spec on everything else, `spec_without_launch`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = [
     "check_signature",
     "entry_symbol",
     "kernel_params",
+    "spec_without_launch",
     "tensor_arg",
     "tensor_param_names",
 ]
@@ -128,6 +130,11 @@ def entry_symbol(spec: dict[str, Any]) -> str:
     return f"{spec['kernel']}_{spec_digest(spec)[:8]}"
 
 
+def spec_without_launch(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec without its block and cluster (what identifies a specialization when they are derived)."""
+    return {k: v for k, v in spec.items() if k not in ("block", "cluster")}
+
+
 def check_signature(sig: Any, where: str = "signature") -> dict[str, Any]:
     """The signature itself after checking its fields (ValueError naming the first bad one)."""
     if not isinstance(sig, dict):
@@ -138,8 +145,8 @@ def check_signature(sig: Any, where: str = "signature") -> dict[str, Any]:
     check_spec({k: sig[k] for k in ("name", "source", "block", "cluster")})
     for key in ("block", "cluster"):
         v = sig[key]
-        if not isinstance(v, list) or len(v) != 3 or any(type(e) is not int or e < 1 for e in v):
-            raise ValueError(f"{where}.{key} must be a list of 3 ints >= 1, got {v!r}")
+        if v is not None and (not isinstance(v, list) or len(v) != 3 or any(type(e) is not int or e < 1 for e in v)):
+            raise ValueError(f"{where}.{key} must be a list of 3 ints >= 1 or null, got {v!r}")
     args = sig["args"]
     if not isinstance(args, list):
         raise ValueError(f"{where}.args must be a list")

@@ -12,6 +12,7 @@ from typing import Any
 
 from cute_nvarch.bundle_format import MANIFEST, parse_manifest
 from cute_nvarch.entry import KernelEntry
+from cute_nvarch.jit_spec import spec_without_launch
 from cute_nvarch.kernel_spec import canonical_spec
 from cute_nvarch.target import compute_capability, cubin_runs_on, device_arch_name, parse_arch, ptx_runs_on
 
@@ -79,9 +80,21 @@ class Bundle:
                     f"bundle {self.path}: no JIT kernel {name!r} (it has {sorted(self.signatures) or 'none'})"
                 )
             k = self._jit[name] = JitKernel(
-                None, signature=sig, source=lambda spec, arch, device: self.load_kernel(spec, arch, device=device)
+                None, signature=sig,
+                source=lambda spec, arch, device: self.load_kernel(self._with_launch(spec), arch, device=device),
             )
         return k
+
+    def _with_launch(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """A call's spec whose block or cluster is null (derived from compile-time arguments: the signature does
+        not hold them) completed from the bundle's kernel that matches it on everything else."""
+        if spec.get("block") is not None and spec.get("cluster") is not None:
+            return spec
+        want = canonical_spec(spec_without_launch(spec))
+        for item in self.items:
+            if isinstance(item.entry.spec, dict) and canonical_spec(spec_without_launch(item.entry.spec)) == want:
+                return item.entry.spec
+        return spec
 
     def __len__(self) -> int:
         return len(self.items)

@@ -418,8 +418,8 @@ class JitKernel:
         spec = {
             "kernel": self.name,
             "source": self.digest,
-            "block": self._launch_dim(self.block, consts, "block"),
-            "cluster": self._launch_dim(self.cluster, consts, "cluster"),
+            "block": None if self.block is None else self._launch_dim(self.block, consts, "block"),
+            "cluster": None if self.cluster is None else self._launch_dim(self.cluster, consts, "cluster"),
             "args": spec_args,
         }
         return check_spec(spec), packed, device
