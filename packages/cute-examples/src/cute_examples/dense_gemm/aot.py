@@ -9,7 +9,8 @@ A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it h
 every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C (all with
 the default "fast" speed options); `variant_configs()` is the "base" variant of a few of those (the GPU
 tests compare the two); `bench_configs()` is every config the benchmark rows and `--tune` candidates of
-the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe).
+the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe); the fused
+epilogue's GPU test calls and benchmark rows add theirs (`epilogue_cases`).
 """
 
 from __future__ import annotations
@@ -116,7 +117,10 @@ def bench_configs() -> list[GemmConfig]:
 def aot_configs() -> list[GemmConfig]:
     """Every configuration the GPU tests, the CLI's defaults and the benchmark need (no duplicates)."""
     seen: dict[str, GemmConfig] = {}
-    for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs():
+    from .epilogue_cases import bench_epilogue_configs, gpu_case_configs
+
+    fused = gpu_case_configs() + bench_epilogue_configs()  # the epilogue GPU tests' and benchmark's
+    for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused:
         seen.setdefault(cfg.name, cfg)
         # gemm() stages an M-major C whose M ends inside a 16-byte chunk through an N-major scratch buffer
         staged = dataclasses.replace(cfg, c_major="n")

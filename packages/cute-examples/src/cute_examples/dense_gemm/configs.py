@@ -6,9 +6,11 @@ major x every tile (M 64/128 x N 64/128/256, K 64) x every cluster shape (1x1, 2
 includes one config of each class that issue 9 found failing (A m-major with tile_m 128 and cluster_n 2;
 B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
 
-    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 1,728, one worker per job
+    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 1,728 (+ epilogue kinds), one per job
     python -m cute_examples.dense_gemm.configs --sample 30   # a seeded sample of 30
 
+The full sweep (`sweep_configs()`) adds every fused-epilogue kind on a representative set of tiles
+(`epilogue_cases.kind_configs()`: 10 kinds x 3 tiles, not the cross product with all 1,728). It
 compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) and prints
 `N of M configs compiled, S with spills`; the exit status is 1 unless every config compiled without spills.
 """
@@ -49,6 +51,7 @@ __all__ = [
     "random_problems",
     "sample_configs",
     "sweep",
+    "sweep_configs",
 ]
 
 SAMPLE_SEED = 9
@@ -74,6 +77,13 @@ def every_config() -> list[GemmConfig]:
             dtype_combinations(), "km", "kn", "nm", TILE_M, TILE_N, CLUSTER_SHAPES
         )
     ]
+
+
+def sweep_configs() -> list[GemmConfig]:
+    """What the full sweep compiles: `every_config()` and every epilogue kind on the representative tiles."""
+    from .epilogue_cases import kind_configs
+
+    return every_config() + kind_configs()
 
 
 def _a_split(cfg: GemmConfig) -> bool:
@@ -300,7 +310,7 @@ def parser() -> Parser:
     option(p, "--jobs", type=number(int, 1), default=cores, example="16", shown="one per core",
            help="worker processes")
     option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=len(every_config()) + 1), default=None,
-           example="30", shown="all 1728", help="compile a seeded sample of this many configs instead")
+           example="30", shown="all 1728 + epilogue kinds", help="compile a seeded sample of this many configs instead")
     option(p, "--seed", type=number(int, 0), default=SAMPLE_SEED, example="3", help="the sample's seed")
     return p
 
@@ -308,7 +318,7 @@ def parser() -> Parser:
 def main(argv: list[str] | None = None) -> int:
     """Compile every config (or a seeded sample) and print how many compiled and how many spill."""
     args = parser().parse_args(argv)
-    configs = every_config() if args.sample is None else sample_configs(args.sample, args.seed)
+    configs = sweep_configs() if args.sample is None else sample_configs(args.sample, args.seed)
     t0 = time.perf_counter()
     results = sweep(configs, args.jobs, _report)
     wall = time.perf_counter() - t0

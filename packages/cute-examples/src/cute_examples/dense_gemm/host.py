@@ -10,6 +10,7 @@ names the tensor and the stride. Modes of extent 1 count as unit-stride (their s
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype
 __all__ = [
     "GemmProblem",
     "choose_config",
+    "choose_epilogue_config",
     "launch_gemm",
     "problem_of",
     "tensor_maps",
@@ -237,6 +239,38 @@ def choose_config(
         cluster_m=cluster_shape_mn[0],
         cluster_n=cluster_shape_mn[1],
     ).with_variant(variant)
+
+
+def choose_epilogue_config(
+    problem: Any,
+    fields: dict,
+    acc_dtype: str = "float32",
+    tile_shape_mnk: tuple[int, int, int] | None = None,
+    cluster_shape_mn: tuple[int, int] | None = None,
+    num_sms: int = 132,
+    variant: str = "fast",
+) -> GemmConfig:
+    """`choose_config`'s pick with the fused epilogue's GemmConfig `fields` (activation, bias, has_input, has_alpha).
+
+    SwiGLU writes tile_n / 2 columns per tile, a whole number of C's epilogue chunks only from tile N = 2 epi_n
+    (128 for a 16-bit C): a narrower pick is re-chosen at that tile N; an input addend needs tile N <= 128
+    (`spec.MAX_INPUT_TILE_N`): a wider pick is re-chosen at 128 (a given tile that breaks either is a ValueError).
+    """
+    from .spec import MAX_INPUT_TILE_N
+
+    cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
+    if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
+        if tile_shape_mnk is not None:
+            raise ValueError(f"activation='swiglu' needs tile N >= {2 * cfg.epi_n} for a {cfg.c_dtype} C, "
+                             f"got tile_shape_mnk {tuple(tile_shape_mnk)}")
+        tile = (cfg.tile_m, 2 * cfg.epi_n, cfg.tile_k)
+        cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
+    if fields.get("has_input") and cfg.tile_n > MAX_INPUT_TILE_N:
+        if tile_shape_mnk is not None:
+            raise ValueError(f"input= needs tile N <= {MAX_INPUT_TILE_N}, got tile_shape_mnk {tuple(tile_shape_mnk)}")
+        tile = (cfg.tile_m, MAX_INPUT_TILE_N, cfg.tile_k)
+        cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
+    return dataclasses.replace(cfg, **fields)
 
 
 def schedule(

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,7 +33,17 @@ from typing import Any
 from cute_runtime.stream import current_stream, stream_handle
 
 from .activation import check_activation
-from .host import _as3, _dtype_of, _operand, _store_spills_past, choose_config, problem_of, schedule, tensor_maps
+from .host import (
+    _as3,
+    _dtype_of,
+    _operand,
+    _store_spills_past,
+    choose_config,
+    choose_epilogue_config,
+    problem_of,
+    schedule,
+    tensor_maps,
+)
 from .spec import AB_DTYPES, DTYPE_BYTES, canonical_dtype, runs_on
 
 __all__ = ["GemmPlan", "Layout", "PlanCache", "gemm", "plan_key", "plans", "staged_layouts", "staged_problem"]
@@ -110,10 +119,10 @@ def staged_layouts(
     return ta, tb, tc, (stage_a, stage_b, stage_c)
 
 
-def staged_problem(a: Any, b: Any, out: Any | None, c_dtype: Any = None) -> Any:
+def staged_problem(a: Any, b: Any, out: Any | None, c_dtype: Any = None, n_out: int | None = None) -> Any:
     """The GemmProblem the kernel runs for these operands (after staging): what config choice looks at."""
-    ta, tb, tc, _ = staged_layouts(a, b, out, a.dtype if c_dtype is None else c_dtype)
-    return problem_of(ta, tb, tc)
+    ta, tb, tc, _ = staged_layouts(a, b, out, a.dtype if c_dtype is None else c_dtype, n_out)
+    return problem_of(ta, tb, tc, n_out)
 
 
 def _span(shape: Any, stride: Any, itemsize: int) -> int:
@@ -222,13 +231,14 @@ class GemmPlan:
         acc = canonical_dtype(acc_dtype, "acc_dtype")
         free = tile is None and cluster is None and variant is None
         found = tuned(problem, acc, props.name) if free and self.epilogue is None else None
+        order = (None, None)
         if found is not None:
             cfg, order = found.config, (found.raster_along_n, found.swizzle_log)
+        elif self.epilogue is not None:
+            fields = self.epilogue.config_fields
+            cfg = choose_epilogue_config(problem, fields, acc, tile, cluster, props.sm_count, variant or "fast")
         else:
             cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
-            order = (None, None)
-        if self.epilogue is not None:
-            cfg = _with_epilogue(cfg, self.epilogue, problem, acc, tile, props.sm_count, variant)
         self.config = cfg
         kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
@@ -330,17 +340,6 @@ class GemmPlan:
             self._input_ptr.value = p
             self._beta.value = float(beta if beta is not None else 1.0)
         self._alpha.value = float(alpha)
-
-
-def _with_epilogue(cfg: Any, e: Any, problem: Any, acc: str, tile: Any, num_sms: int, variant: Any) -> Any:
-    """cfg with the epilogue's fields; SwiGLU with a 16-bit C needs tile_n >= 128 (re-chosen at that width)."""
-    fields = e.config_fields
-    if fields["activation"] == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
-        if tile is not None:
-            raise ValueError(f"activation='swiglu' needs tile N >= {2 * cfg.epi_n} for a {cfg.c_dtype} C, "
-                             f"got tile_shape_mnk {tuple(tile)}")
-        cfg = choose_config(problem, acc, (cfg.tile_m, 2 * cfg.epi_n, cfg.tile_k), None, num_sms, variant or "fast")
-    return dataclasses.replace(cfg, **fields)
 
 
 def _fused_values(e: Any, batched: bool) -> tuple:

@@ -27,7 +27,8 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
   makes C tile_n / 2 columns wide per tile (gate/up pairs, `activation`), so tile_n / 2 must be a multiple of
   `epi_n` and there is no input;
 - `bias`: None, "n" (a vector along N, one value per accumulator column) or "m" (along M);
-- `has_input`: add `beta * input` (an addend tensor of C's dtype, read per element);
+- `has_input`: add `beta * input` (an addend tensor of C's dtype, read per element; tile_n <= 128: at 256
+  its loads and 64-bit addresses spill next to the accumulators);
 - `has_alpha`: scale the accumulators by the run-time `alpha`.
 A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
 bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
@@ -75,6 +76,8 @@ TILE_K = (64,)
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
 # sm_90: 227 KiB of dynamic shared memory per block (232448 bytes), cute-nvarch's target figure
 SMEM_CAPACITY = SM90A.smem_per_block
+# the widest tile whose consumers hold the input addend's loads next to their accumulators without spilling
+MAX_INPUT_TILE_N = 128
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
 ACC_INITS = ("scale_d", "zero")
@@ -201,6 +204,11 @@ class GemmConfig:
         for f in ("has_input", "has_alpha"):
             if not isinstance(getattr(self, f), bool):
                 raise ValueError(f"{f} must be a bool, got {getattr(self, f)!r}")
+        if self.has_input and self.tile_n > MAX_INPUT_TILE_N:
+            raise ValueError(
+                f"has_input needs tile_n <= {MAX_INPUT_TILE_N} (the addend's loads and addresses spill next to the "
+                f"128 accumulator registers of tile N 256), got tile_n={self.tile_n}"
+            )
         if self.activation == "swiglu":
             if self.has_input:
                 raise ValueError("activation 'swiglu' takes no input (has_input must be False)")

@@ -1,0 +1,178 @@
+"""The fused-epilogue calls the GPU tests, the CPU compile test, the config sweep and the benchmark use.
+
+- `EPILOGUE_KINDS`: every epilogue kind (GemmConfig fields) the kernel has: each activation with a bias along
+  N, SwiGLU with and without a bias, and the addmm forms (input, alpha, bias along M); `kind_configs()` puts
+  each on a representative tile set (not the cross product with every tile, dtype and major: the epilogue's
+  code depends on C's dtype and major and on tile N, which the set covers).
+- `GPU_CASES`: gemm() calls with their operand shapes and epilogue arguments; `gpu_case_configs()` the configs
+  gemm() picks for them on 132- and 114-SM GPUs (for the AOT bundle).
+- `MLP_SHAPES`, `SWIGLU_SHAPES`: the benchmark's (tokens, in, out) problems; `bench_epilogue_configs()` theirs.
+
+No MLIR and no GPU here (plain data and config choice).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .spec import GemmConfig
+
+__all__ = [
+    "BENCH_ACTIVATIONS",
+    "EPILOGUE_KINDS",
+    "GPU_CASES",
+    "MLP_SHAPES",
+    "SWIGLU_SHAPES",
+    "EpilogueCase",
+    "bench_epilogue_configs",
+    "case_problem",
+    "gpu_case_configs",
+    "kind_configs",
+]
+
+EPILOGUE_KINDS: tuple[dict, ...] = (
+    *({"activation": a, "bias": "n"} for a in ("identity", "relu", "gelu", "gelu_tanh", "silu")),
+    {"activation": "swiglu"},
+    {"activation": "swiglu", "bias": "n"},
+    {"bias": "m", "has_input": True, "has_alpha": True},
+    {"activation": "gelu", "has_input": True},
+    {"activation": "silu", "has_alpha": True},
+)
+
+# the tiles each kind compiles on: the benchmark's 128x256 2x1 (16-bit C, n-major), a float32 m-major C on
+# 64x64 (SwiGLU: 64x128, its narrowest), bfloat16 on 128x128 1x2
+_KIND_TILES = (
+    {"tile_m": 128, "tile_n": 256, "cluster_m": 2},
+    {"tile_m": 64, "tile_n": 64, "c_dtype": "float32", "c_major": "m"},
+    {"a_dtype": "bfloat16", "b_dtype": "bfloat16", "c_dtype": "bfloat16", "tile_m": 128, "tile_n": 128,
+     "cluster_n": 2},
+)
+
+
+def kind_configs() -> list[GemmConfig]:
+    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N >= 2 epi_n, an input at
+    tile N <= MAX_INPUT_TILE_N)."""
+    from .spec import MAX_INPUT_TILE_N
+
+    out = []
+    for base in _KIND_TILES:
+        for kind in EPILOGUE_KINDS:
+            tile = dict(base)
+            cfg = GemmConfig(**tile)
+            if kind.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
+                tile["tile_n"] = 2 * cfg.epi_n
+            if kind.get("has_input") and cfg.tile_n > MAX_INPUT_TILE_N:
+                tile["tile_n"] = MAX_INPUT_TILE_N
+            out.append(GemmConfig(**tile, **kind))
+    return out
+
+
+@dataclass(frozen=True)
+class EpilogueCase:
+    """One gemm() call: a (L, M, K) or (M, K), b (K, N) K-major, C's dtype and major, the epilogue arguments.
+
+    `bias`: None, "n" or "m" (a vector of C's dtype); `input`: None, "full" (C's shape), "row" ((N,), broadcast
+    along M), "col" ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them.
+    """
+
+    name: str
+    dtype: str
+    c_dtype: str
+    mnkl: tuple[int, int, int, int]
+    activation: str | None = None
+    bias: str | None = None
+    input: str | None = None
+    alpha: float = 1.0
+    beta: float | None = None
+    c_major: str = "n"
+    kwargs: dict = field(default_factory=dict)
+
+    @property
+    def n_out(self) -> int:
+        """C's columns (SwiGLU: half of b's N)."""
+        return self.mnkl[1] // 2 if self.activation == "swiglu" else self.mnkl[1]
+
+    @property
+    def fields(self) -> dict:
+        """The GemmConfig fields gemm() derives from the call."""
+        return {"activation": self.activation or "identity", "bias": self.bias,
+                "has_input": self.input is not None and self.beta != 0, "has_alpha": self.alpha != 1}
+
+
+GPU_CASES = (
+    EpilogueCase("gelu_bias_f16", "float16", "float16", (300, 272, 1024, 1), "gelu", "n"),
+    EpilogueCase("gelu_tanh_bias_bf16", "bfloat16", "bfloat16", (300, 272, 1024, 1), "gelu_tanh", "n"),
+    EpilogueCase("silu_rowbias_alpha_f32", "float16", "float32", (300, 272, 1024, 1), "silu", "m", alpha=0.5),
+    EpilogueCase("relu_input_f16", "float16", "float16", (300, 272, 1024, 1), "relu", input="full", alpha=2.0,
+                 beta=0.5),
+    EpilogueCase("addmm_row_input_bf16_f32", "bfloat16", "float32", (300, 272, 1024, 1), None, "m", "row"),
+    EpilogueCase("identity_col_input_f16", "float16", "float16", (300, 272, 1024, 1), None, None, "col", beta=-1.0),
+    EpilogueCase("gelu_f32_m_major", "float16", "float32", (300, 272, 1024, 1), "gelu", "n", c_major="m"),
+    EpilogueCase("gelu_batched_input_f16", "float16", "float16", (300, 272, 512, 2), "gelu", "n", "full"),
+    EpilogueCase("silu_partial_tiles_f16", "float16", "float16", (127, 200, 72, 1), "silu", "n", "full"),
+    EpilogueCase("in_place_f16", "float16", "float16", (300, 272, 1024, 1), "gelu_tanh", input="out"),
+    EpilogueCase("swiglu_f16", "float16", "float16", (300, 544, 1024, 1), "swiglu"),
+    EpilogueCase("swiglu_bias_bf16", "bfloat16", "bfloat16", (300, 544, 1024, 1), "swiglu", "n"),
+    EpilogueCase("swiglu_f32", "float16", "float32", (300, 544, 1024, 1), "swiglu"),
+)
+
+
+def case_problem(case: EpilogueCase, base: int = 1 << 20) -> Any:
+    """The GemmProblem gemm() runs for the case (dense operands at 16-byte aligned bases)."""
+    from ..torch_types import torch_dtype
+    from .launch_plan import Layout, staged_problem
+
+    m, n, k, l = case.mnkl
+    dt = torch_dtype(case.dtype)
+    lead = (l,) if l > 1 else ()
+    a = Layout((*lead, m, k), ((m * k,) if l > 1 else ()) + (k, 1), dt, base)
+    b = Layout((*lead, k, n), ((n * k,) if l > 1 else ()) + (1, k), dt, base)  # (N, K) row-major, transposed
+    nc = case.n_out
+    if case.c_major == "n":
+        out = Layout((*lead, m, nc), ((m * nc,) if l > 1 else ()) + (nc, 1), torch_dtype(case.c_dtype), base)
+    else:
+        out = Layout((*lead, m, nc), ((m * nc,) if l > 1 else ()) + (1, m), torch_dtype(case.c_dtype), base)
+    return staged_problem(a, b, out, n_out=nc if case.activation == "swiglu" else None)
+
+
+def gpu_case_configs() -> list[GemmConfig]:
+    """The configs gemm() picks for `GPU_CASES` on 132- and 114-SM GPUs."""
+    from .aot import BENCH_NUM_SMS
+    from .host import choose_epilogue_config
+
+    return [choose_epilogue_config(case_problem(c), c.fields, num_sms=sms) for c in GPU_CASES
+            for sms in BENCH_NUM_SMS]
+
+
+# the benchmark: GPT/BERT-style MLP up-projections with a bias (hidden 4096 -> 16384) and the Llama-3 8B
+# gate/up projection (4096 -> 2 x 14336) at 512..8192 tokens; (tokens, K, N of b)
+MLP_SHAPES = tuple((t, 4096, 16384) for t in (512, 2048, 8192))
+SWIGLU_SHAPES = tuple((t, 4096, 2 * 14336) for t in (512, 2048, 8192))
+BENCH_ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
+BENCH_DTYPE = "bfloat16"
+
+
+def bench_problem(tokens: int, k: int, n: int, dtype: str = BENCH_DTYPE) -> Any:
+    """The benchmark's problem shape: K-major A and B, n-major C in the input dtype."""
+    from .choice import GemmShape
+
+    return GemmShape(tokens, n, k, 1, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
+
+
+def bench_epilogue_configs() -> list[GemmConfig]:
+    """The configs of the epilogue benchmark rows (fused and plain, as gemm() picks them) for 132/114 SMs."""
+    from .aot import BENCH_NUM_SMS
+    from .host import choose_config, choose_epilogue_config
+
+    out = []
+    for sms in BENCH_NUM_SMS:
+        for t, k, n in MLP_SHAPES:
+            p = bench_problem(t, k, n)
+            out.append(choose_config(p, num_sms=sms))
+            out += [choose_epilogue_config(p, {"activation": a, "bias": "n"}, num_sms=sms) for a in BENCH_ACTIVATIONS]
+        for t, k, n in SWIGLU_SHAPES:
+            p = bench_problem(t, k, n)
+            out.append(choose_config(p, num_sms=sms))
+            out.append(choose_epilogue_config(p, {"activation": "swiglu"}, num_sms=sms))
+    return out

@@ -1,0 +1,82 @@
+"""CPU CI for the fused epilogue: every epilogue kind (`epilogue_cases.EPILOGUE_KINDS`) compiles through ptxas on
+one of the representative tiles with no spills and no local memory, libdevice inlined, the math instructions
+its activation needs, and exactly the predicated `ld.global.nc` loads its bias and input need per thread.
+`python3 -m nox -s configs` compiles every kind on every representative tile (`epilogue_cases.kind_configs`)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("mlir")
+
+from cute_examples.dense_gemm import configs  # noqa: E402
+from cute_examples.dense_gemm.epilogue_cases import EPILOGUE_KINDS, kind_configs  # noqa: E402
+from cute_examples.dense_gemm.kernel import compile_gemm, dense_gemm, dense_gemm_fused, gemm_spec  # noqa: E402
+from cute_examples.dense_gemm.spec import GemmConfig  # noqa: E402
+
+# kind i on representative tile i % 3 (kind_configs() lists the kinds per tile, tile-major)
+_ALL = kind_configs()
+CASES = [_ALL[(i % 3) * len(EPILOGUE_KINDS) + i] for i in range(len(EPILOGUE_KINDS))]
+
+
+def _expected_loads(cfg: GemmConfig) -> int:
+    """ld.global.nc per consumer thread: 2 bias columns per accumulator 8-column group or 2 bias rows, and one
+    input element per output value (64 x c_tile_n values over 128 threads)."""
+    n = 2 * (cfg.tile_n // 8) if cfg.bias == "n" else (2 if cfg.bias == "m" else 0)
+    return n + (64 * cfg.c_tile_n // 128 if cfg.has_input else 0)
+
+
+@pytest.mark.parametrize("cfg", CASES, ids=lambda c: c.name)
+def test_epilogue_kind_compiles(cfg):
+    res = configs.compile_config(cfg)
+    assert res.error is None, res.error
+    assert res.spill_bytes == 0
+    art = compile_gemm(cfg)
+    ptx = art.ptx
+    assert ".entry dense_gemm_fused_" in ptx and "__nv_" not in ptx and ".local" not in ptx
+    bits = 32 if cfg.c_bytes == 4 else 16
+    assert len(re.findall(rf"@p ld\.global\.nc\.b{bits}", ptx)) == _expected_loads(cfg)
+    act = cfg.activation
+    assert ("tanh.approx.f32" in ptx) == (act == "gelu_tanh")
+    assert ("rcp.approx.ftz.f32" in ptx) == (act in ("silu", "swiglu"))  # the fast sigmoid
+    assert ("ex2.approx" in ptx) == (act in ("silu", "swiglu", "gelu"))  # and libdevice's erff
+    assert ("max.NaN.f32" in ptx) == (act == "relu")
+    if act == "gelu":  # libdevice's erff inlined: its polynomial, no call
+        assert not re.search(r"^\s+call", ptx, re.M)
+
+
+def test_plain_and_fused_kernels_refuse_each_others_configs():
+    fused = GemmConfig(activation="gelu", bias="n")
+    assert gemm_spec(fused)["kernel"] != gemm_spec(GemmConfig())["kernel"]
+    with pytest.raises(ValueError, match="use dense_gemm_fused"):
+        dense_gemm.artifact(*(None,) * 9, config=fused, target="sm_90a")
+    with pytest.raises(ValueError, match="use dense_gemm"):
+        dense_gemm_fused.artifact(*(None,) * 17, config=GemmConfig(), target="sm_90a")
+
+
+def test_config_rules_and_names():
+    assert not GemmConfig().fused and GemmConfig().epilogue_label == ""
+    cfg = GemmConfig(activation="relu", bias="m", has_input=True, has_alpha=True)
+    assert cfg.fused and cfg.name.endswith("_relu_bm_in_al")
+    assert GemmConfig(activation="swiglu", tile_n=256).c_tile_n == 128
+    with pytest.raises(ValueError, match="activation must be one of"):
+        GemmConfig(activation="tanh")
+    with pytest.raises(ValueError, match="bias must be one of"):
+        GemmConfig(bias="k")
+    with pytest.raises(ValueError, match="has_input must be a bool"):
+        GemmConfig(has_input=1)
+    with pytest.raises(ValueError, match="swiglu' takes no input"):
+        GemmConfig(activation="swiglu", has_input=True)
+    with pytest.raises(ValueError, match=r"tile_n / 2 = 32 columns .* \(tile_n >= 128\)"):
+        GemmConfig(activation="swiglu", tile_n=64)
+    assert GemmConfig(activation="swiglu", tile_n=64, c_dtype="float32").c_tile_n == 32
+    with pytest.raises(ValueError, match="has_input needs tile_n <= 128"):
+        GemmConfig(has_input=True, tile_n=256)
+
+
+def test_every_kind_is_in_the_sweep():
+    names = {c.name for c in configs.sweep_configs()}
+    assert {c.name for c in kind_configs()} <= names
+    assert len(kind_configs()) == 3 * len(EPILOGUE_KINDS)
