@@ -1,0 +1,152 @@
+"""gemm()'s fused epilogue on an sm_90 GPU: every `epilogue_cases.GPU_CASES` call against float64 torch.
+
+For each case the result must lie within the documented bound of the exact value (`activation` module).
+A and B hold multiples of 1/4 in [-1/2, 1/2], so every product and partial sum is exact in float32 and the
+accumulators are exact whatever the wgmma summation order (the pre-activations spread over about [-12, 12]);
+what remains is the pre-activation's few float32 roundings (alpha, beta * input, bias) carried through the
+activation's slope, the activation's own bound (`activation.error_bound`) and half an ulp of C's dtype, so
+a float32 C checks each activation's bound sharply. The output is poisoned with NaN
+first (everything must be written); a second call on fresh tensors of the same geometry (a plan hit with
+re-pointed addresses and new alpha/beta) must be right too. The max abs error against torch float32 of the
+same function is part of every failure message.
+"""
+
+from __future__ import annotations
+
+import pytest
+from cute_examples.dense_gemm.activation import SLOPE, error_bound, interleave_gate_up, split_gate_up
+from cute_examples.dense_gemm.epilogue_cases import GPU_CASES
+from cute_runtime.testing import requires_sm90
+
+torch = pytest.importorskip("torch")
+
+# half an ulp of C's dtype, relative, and the smallest absolute spacing that matters
+_ROUND = {torch.float16: (2.0**-11, 2.0**-25), torch.bfloat16: (2.0**-8, 2.0**-133), torch.float32: (2.0**-24, 0.0)}
+
+
+def _dt(name):
+    return getattr(torch, name)
+
+
+def _operands(case, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    m, n, k, l = case.mnkl
+    ab, cd = _dt(case.dtype), _dt(case.c_dtype)
+    lead = (l,) if l > 1 else ()
+
+    def randn(*shape, dtype=ab, scale=1.0):
+        return (torch.randn(*shape, device="cuda", generator=g) * scale).to(dtype)
+
+    def quarters(*shape):  # exact products and sums in float32
+        return (torch.randint(-2, 3, shape, device="cuda", generator=g).float() / 4).to(ab)
+
+    a = quarters(*lead, m, k)
+    if case.activation == "swiglu":
+        w = interleave_gate_up(quarters(n // 2, k), quarters(n // 2, k))
+    else:
+        w = quarters(n, k)
+    b = w.t() if l == 1 else w.expand(l, n, k).transpose(1, 2)  # (.., K, N), K-major
+    bias = None
+    if case.bias == "n":
+        bias = randn(n, dtype=cd)
+        if case.activation == "swiglu":
+            bias = interleave_gate_up(bias[: n // 2].clone(), bias[n // 2 :].clone())
+    elif case.bias == "m":
+        bias = randn(m, 1, dtype=cd)
+    nc = case.n_out
+    if case.c_major == "n":
+        out = torch.empty(*lead, m, nc, device="cuda", dtype=cd)
+    else:
+        out = torch.empty(*lead, nc, m, device="cuda", dtype=cd).transpose(-1, -2)
+    out.fill_(float("nan"))
+    inp = {"full": lambda: randn(*lead, m, nc, dtype=cd), "row": lambda: randn(nc, dtype=cd),
+           "col": lambda: randn(m, 1, dtype=cd), None: lambda: None}.get(case.input, lambda: None)()
+    if case.input == "out":
+        out.copy_(randn(*lead, m, nc, dtype=cd))
+        inp = out
+    return a, b, bias, inp, out
+
+
+def _act64(activation, x):
+    F = torch.nn.functional
+    return {"identity": lambda: x, "relu": lambda: F.relu(x), "gelu": lambda: F.gelu(x),
+            "gelu_tanh": lambda: F.gelu(x, approximate="tanh"), "silu": lambda: F.silu(x)}[activation]()
+
+
+def _reference(case, a, b, bias, inp, alpha, beta, dtype):
+    """(act(pre), the bound of our error) in `dtype` (float64 for the reference, float32 for torch's own)."""
+    acc = a.to(dtype) @ b.to(dtype)  # exact (see the module doc)
+    pre = alpha * acc
+    terms = pre.abs()
+    if inp is not None:
+        pre = pre + (1.0 if beta is None else beta) * inp.to(dtype)
+        terms = terms + abs(1.0 if beta is None else beta) * inp.to(dtype).abs()
+    if bias is not None:
+        pre = pre + bias.to(dtype)
+        terms = terms + bias.to(dtype).abs()
+    e_pre = 4 * 2.0**-24 * terms  # each float32 rounding of the sum is at most 2**-24 of its terms' sum
+    activation = case.activation or "identity"
+    if activation == "swiglu":
+        (g, u), (eg, eu) = split_gate_up(pre, -1), split_gate_up(e_pre, -1)
+        ref = torch.nn.functional.silu(g) * u
+        bound = u.abs() * SLOPE["silu"] * eg + torch.nn.functional.silu(g).abs() * eu + eg * eu \
+            + error_bound("swiglu", g, u)
+        return ref, bound
+    return _act64(activation, pre), SLOPE[activation] * e_pre + error_bound(activation, pre)
+
+
+def _run(case, seed, alpha, beta):
+    from cute_examples.dense_gemm import gemm
+
+    a, b, bias, inp, out = _operands(case, seed)
+    ref, bound = _reference(case, a, b, bias, inp.clone() if inp is out else inp, alpha, beta, torch.float64)
+    ref32, _ = _reference(case, a, b, bias, inp.clone() if inp is out else inp, alpha, beta, torch.float32)
+    res = gemm(a, b, out, bias=bias, input=inp, alpha=alpha, beta=beta, activation=case.activation)
+    torch.cuda.synchronize()
+    assert res is out
+    got = out.double()
+    assert bool(torch.isfinite(got).all()), "output not fully written (NaN poison left)"
+    rel, tiny = _ROUND[out.dtype]
+    allowed = bound + rel * ref.abs() + tiny
+    err = (got - ref).abs()
+    worst = float((err - allowed).max())
+    vs32 = float((got - ref32.double()).abs().max())
+    assert worst <= 0, (f"{case.name}: max abs error {float(err.max()):.3e} exceeds its bound by {worst:.3e} "
+                        f"(max abs error vs torch float32: {vs32:.3e})")
+    # the figures docs/gemm.md quotes (pytest -s shows them)
+    print(f"{case.name}: max abs error {float(err.max()):.3e} vs float64, {vs32:.3e} vs torch float32, "
+          f"least margin to the bound {-worst:.3e}")
+    return float(err.max())
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: c.name)
+def test_fused_epilogue_matches_float64_within_its_bound(case):
+    _run(case, 1, case.alpha, case.beta)
+    # a plan hit: fresh tensors of the same geometry (new addresses), other alpha/beta values of the same kind
+    alpha = case.alpha if case.alpha == 1 else -case.alpha * 1.5
+    beta = case.beta if case.beta in (None, 0) else case.beta * 2
+    _run(case, 2, alpha, beta)
+
+
+@requires_sm90
+def test_beta_zero_never_reads_input():
+    """beta = 0 (BLAS, torch.addmm): NaN in input stays out of the result."""
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.randn(128, 64, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 96, device="cuda", dtype=torch.float16)
+    inp = torch.full((128, 96), float("nan"), device="cuda", dtype=torch.float16)
+    out = gemm(a, b, input=inp, beta=0.0, activation="relu")
+    torch.testing.assert_close(out.float(), torch.relu(a.float() @ b.float()), rtol=2e-3, atol=2e-3)
+
+
+@requires_sm90
+def test_empty_k_gives_the_epilogue_of_zero():
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.empty(5, 0, device="cuda", dtype=torch.float16)
+    b = torch.empty(0, 16, device="cuda", dtype=torch.float16)
+    bias = torch.randn(16, device="cuda", dtype=torch.float16)
+    out = gemm(a, b, bias=bias, activation="gelu")
+    torch.testing.assert_close(out, torch.nn.functional.gelu(bias.float()).expand(5, 16).half())
