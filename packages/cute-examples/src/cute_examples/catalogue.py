@@ -78,12 +78,12 @@ def _elementwise(target: str) -> list[Job]:
 
 def jit_kernels() -> dict[str, Any]:
     """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add, the
-    dense GEMM)."""
+    dense GEMM and its fused-epilogue form)."""
     from .bench_jit import add
-    from .dense_gemm.kernel import dense_gemm
+    from .dense_gemm.kernel import dense_gemm, dense_gemm_fused
     from .transpose import transpose, transpose_vec
 
-    return {k.name: k for k in (transpose, transpose_vec, add, dense_gemm)}
+    return {k.name: k for k in (transpose, transpose_vec, add, dense_gemm, dense_gemm_fused)}
 
 
 def _jit(target: str) -> list[Job]:
