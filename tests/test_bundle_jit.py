@@ -37,4 +37,5 @@ def test_bundle_host_without_cute_ir(tmp_path: Path) -> None:
     write_bundle(tmp_path / "aot", [art], {n: k.signature() for n, k in jit_kernels().items()})
     out = subprocess.run([sys.executable, "-c", HOST, str(tmp_path / "aot")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == [art.name, "missing", "['add',", "'dense_gemm',", "'transpose',", "'transpose_vec']"]
+    assert out.stdout.split() == [art.name, "missing", "['add',", "'dense_gemm',", "'dense_gemm_fused',",
+                                  "'transpose',", "'transpose_vec']"]
