@@ -80,3 +80,22 @@ def test_every_kind_is_in_the_sweep():
     names = {c.name for c in configs.sweep_configs()}
     assert {c.name for c in kind_configs()} <= names
     assert len(kind_configs()) == 3 * len(EPILOGUE_KINDS)
+
+
+def test_cli_epilogue_flag_maps_to_the_config(capsys):
+    from cute_examples.dense_gemm.__main__ import config_of, epilogue_of, parse_args
+
+    cfg = config_of(parse_args(["--epilogue", "gelu,bias_n", "--tile_shape_mnk", "128,256,64"]))
+    assert (cfg.activation, cfg.bias, cfg.has_input, cfg.has_alpha) == ("gelu", "n", False, False)
+    e = epilogue_of("bias_m, input, alpha=0.5, beta=2")
+    assert e == {"activation": None, "bias": "m", "input": True, "alpha": 0.5, "beta": 2.0}
+    cfg = config_of(parse_args(["--epilogue", "bias_m,input,alpha=0.5,beta=0"]))
+    assert cfg.bias == "m" and not cfg.has_input and cfg.has_alpha  # beta 0 never reads input
+    for bad, msg in (("gelu,relu", "is not one of"), ("beta=2", "needs input"), ("alpha=x", "must be a number"),
+                     ("swiglu", "tile_n >= 128")):
+        with pytest.raises(SystemExit) as exc:
+            parse_args(["--epilogue", bad, "--tile_shape_mnk", "128,64,64"])
+        assert exc.value.code == 2 and msg in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        parse_args(["--epilogue", "gelu", "--tune"])
+    assert "--tune times plain GEMM configs" in capsys.readouterr().err

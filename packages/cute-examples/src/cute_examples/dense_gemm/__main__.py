@@ -13,6 +13,13 @@ copies of the operands to defeat the L2 cache between timed calls. --variant pic
 --tune times the cost model's best few configurations (and tile orders) for the shape on the GPU, keeps the
 fastest in the tune cache (cute_examples.config.tune_cache_path(); gemm() then uses it for that shape) and
 runs the check and benchmark with it.
+
+--epilogue adds the fused epilogue `C = act(alpha * A @ B + beta * input + bias)`: a comma list of an
+activation (relu, gelu, gelu_tanh, silu, swiglu), `bias_n` / `bias_m` (a random vector along N / M), `input`
+(a random (L, M, N) addend), `alpha=X`, `beta=X`; e.g. `--epilogue gelu,bias_n` or `--epilogue
+bias_m,input,alpha=0.5,beta=2`. With swiglu, N is B's (interleaved gate/up) width and C has N/2 columns.
+The check compares with torch float32 of the same function; --benchmark times it against eager torch
+(`act(torch.addmm(...))`, SwiGLU `silu(a @ wg) * (a @ wu)`).
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from ..report import no_gpu_ending, resource_line
 from . import spec
 from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, VARIANTS, GemmConfig, canonical_dtype, runs_on, tolerance
 
-__all__ = ["main", "make_operands", "parse_args", "parser", "reference_error"]
+__all__ = ["epilogue_of", "main", "make_operands", "parse_args", "parser", "reference_error"]
 
 
 def parser() -> Parser:
@@ -80,7 +87,38 @@ def parser() -> Parser:
     option(p, "--variant", choices=tuple(VARIANTS), default="fast", example="base",
            help="speed options of the kernel (spec.VARIANTS)")
     switch(p, "--tune", help="time candidate configs for this shape on the GPU and cache the fastest")
+    option(p, "--epilogue", type=epilogue_of, default=None, example="gelu,bias_n", metavar="LIST", shown="none",
+           help="fused epilogue: an activation (relu, gelu, gelu_tanh, silu, swiglu), bias_n or bias_m, input, "
+                "alpha=X, beta=X")
     return p
+
+
+def epilogue_of(text: str) -> dict:
+    """The --epilogue list as {activation, bias, input, alpha, beta} (argparse error naming the bad item)."""
+    from .activation import ACTIVATIONS
+
+    out: dict = {"activation": None, "bias": None, "input": False, "alpha": 1.0, "beta": None}
+    for item in (t.strip() for t in text.split(",") if t.strip()):
+        key, _, value = item.partition("=")
+        if item in ACTIVATIONS and out["activation"] is None:
+            out["activation"] = item
+        elif item in ("bias_n", "bias_m") and out["bias"] is None:
+            out["bias"] = item[-1]
+        elif item == "input":
+            out["input"] = True
+        elif key in ("alpha", "beta") and value:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{key} must be a number, got {value!r}") from None
+        else:
+            raise argparse.ArgumentTypeError(
+                f"{item!r} is not one of: an activation ({', '.join(ACTIVATIONS)}; one), bias_n or bias_m (one), "
+                "input, alpha=X, beta=X"
+            )
+    if out["beta"] is not None and not out["input"]:
+        raise argparse.ArgumentTypeError("beta=X needs input")
+    return out
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -91,6 +129,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         config_of(args)
     except ValueError as e:
         p.error(str(e))
+    if args.epilogue is not None and args.tune:
+        p.error("--tune times plain GEMM configs; leave out --epilogue")
     return args
 
 
@@ -111,7 +151,16 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
         tile_k=tk,
         cluster_m=cm,
         cluster_n=cn,
+        **_epilogue_fields(getattr(args, "epilogue", None)),
     ).with_variant(args.variant)
+
+
+def _epilogue_fields(e: dict | None) -> dict:
+    """The GemmConfig fields of a parsed --epilogue."""
+    if e is None:
+        return {}
+    return {"activation": e["activation"] or "identity", "bias": e["bias"],
+            "has_input": e["input"] and e["beta"] != 0, "has_alpha": e["alpha"] != 1}
 
 
 def _torch_dtype(name: str) -> Any:
@@ -190,7 +239,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
 
     from ..timing import interleaved_median_ms
     from .host import launch_gemm, problem_of, schedule, tensor_maps
-    from .kernel import dense_gemm, kernel_of
+    from .kernel import dense_gemm, dense_gemm_fused, kernel_of
 
     props = device_properties(torch.cuda.current_device())
     cc = tuple(props.compute_capability)
@@ -210,9 +259,12 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
         print(f"this kernel needs an sm_90 GPU; found compute capability {cc[0]}.{cc[1]}")
         return 0
     kernel = kernel_of(cfg, cc)
-    print(resource_line(kernel.entry.resources, cached=not dense_gemm.compiled_here(kernel)))
+    fn = dense_gemm_fused if cfg.fused else dense_gemm
+    print(resource_line(kernel.entry.resources, cached=not fn.compiled_here(kernel)))
     torch.manual_seed(0)
     a, b, c = make_operands(cfg, m, n, k, l)
+    if args.epilogue is not None:
+        return _run_epilogue(args, cfg, kernel, props, a, b, c, order)
     problem = problem_of(a, b, c)
     launch_gemm(kernel, problem, cfg, props.sm_count, None, *order)
     torch.cuda.synchronize()
@@ -261,6 +313,102 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
             f"{flops / t_torch / 1e9:.1f} TFLOP/s; ratio to torch: {t_torch / t_ours:.3f}"
         )
     return status
+
+
+def _epilogue_operands(e: dict, cfg: GemmConfig, a: Any, b: Any, c: Any) -> tuple[Any, Any, Any]:
+    """(C with N/2 columns for SwiGLU else c, bias, input) of a parsed --epilogue, random normal."""
+    import torch
+
+    l, m, n = c.shape
+    cd = _torch_dtype(cfg.c_dtype)
+    if e["activation"] == "swiglu":
+        c = _matrix(l, m, n // 2, cfg.c_major == "n", cd, c.device, "nan")
+    bias = None
+    if e["bias"] == "n":
+        bias = torch.randn(n, device=c.device, dtype=cd)
+    elif e["bias"] == "m":
+        bias = torch.randn(m, 1, device=c.device, dtype=cd)
+    inp = torch.randn(c.shape, device=c.device, dtype=cd) if e["input"] else None
+    return c, bias, inp
+
+
+def _epilogue_reference(e: dict, a: Any, b: Any, bias: Any, inp: Any) -> Any:
+    """torch float32 of the fused function."""
+    from .activation import reference
+
+    x = e["alpha"] * (a.float() @ b.float())
+    if inp is not None:
+        x = x + (1.0 if e["beta"] is None else e["beta"]) * inp.float()
+    if bias is not None:
+        x = x + bias.float()
+    return reference(x, e["activation"] or "identity")
+
+
+def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props: Any, a: Any, b: Any, c: Any,
+                  order: tuple) -> int:
+    """The --epilogue run: launch the fused kernel, check it against torch float32, time it against eager torch."""
+    import torch
+
+    from ..timing import interleaved_median_ms
+    from .epilogue_args import check_epilogue
+    from .host import launch_gemm, problem_of
+    from .launch_plan import _fused_values
+
+    e = args.epilogue
+    c, bias, inp = _epilogue_operands(e, cfg, a, b, c)
+    checked = check_epilogue(a, b, c, cfg.c_dtype, bias=bias, input=inp, alpha=e["alpha"], beta=e["beta"],
+                             activation=e["activation"])
+    problem = problem_of(a, b, c, checked.n_out)
+    fused = _fused_values(checked, True)
+    launch_gemm(kernel, problem, cfg, props.sm_count, None, *order, fused=fused)
+    torch.cuda.synchronize()
+    status = 0
+    if not args.skip_ref_check:
+        tol = args.tolerance if args.tolerance is not None else tolerance(cfg.acc_dtype, cfg.c_dtype)
+        ref = _epilogue_reference(e, a, b, bias, inp)
+        diff, scale = float((c.float() - ref).norm()), float(ref.norm())
+        err = diff / scale if scale else diff
+        ok = err <= tol and bool(torch.isfinite(c.float()).all())
+        print(f"reference check: normwise relative error {err:.3e} (tolerance {tol:.1e}): {'PASS' if ok else 'FAIL'}")
+        status = 0 if ok else 1
+    if args.benchmark:
+        m, n, k, l = args.mnkl
+
+        def ours() -> None:
+            launch_gemm(kernel, problem, cfg, props.sm_count, None, *order, fused=fused)
+
+        def theirs() -> None:
+            _epilogue_reference_eager(e, a, b, bias, inp)
+
+        t_ours, t_torch = interleaved_median_ms(
+            [ours, theirs], warmup=args.warmup_iterations, iterations=max(args.iterations, 4)
+        )
+        flops = 2.0 * m * n * k * l
+        print(
+            f"time: {t_ours * 1e3:.1f} us, {flops / t_ours / 1e9:.1f} TFLOP/s; "
+            f"torch (eager, same epilogue): {t_torch * 1e3:.1f} us, "
+            f"{flops / t_torch / 1e9:.1f} TFLOP/s; ratio to torch: {t_torch / t_ours:.3f}"
+        )
+    return status
+
+
+def _epilogue_reference_eager(e: dict, a: Any, b: Any, bias: Any, inp: Any) -> Any:
+    """The fused function as eager torch in the operands' dtype (act(baddbmm/addmm) or SwiGLU's two matmuls)."""
+    import torch
+
+    from .activation import reference, split_gate_up
+
+    if e["activation"] == "swiglu":
+        g, u = split_gate_up(b, -1)
+        return torch.nn.functional.silu(a @ g) * (a @ u)
+    x = torch.matmul(a, b)
+    if e["alpha"] != 1:
+        x = x * e["alpha"]
+    if inp is not None:
+        x = x + (1.0 if e["beta"] is None else e["beta"]) * inp
+    if bias is not None:
+        x = x + bias
+    return reference(x, e["activation"] or "identity")
 
 
 if __name__ == "__main__":

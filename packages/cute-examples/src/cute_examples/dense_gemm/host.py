@@ -310,12 +310,14 @@ def launch_gemm(
     stream: Any = None,
     raster_along_n: int | None = None,
     swizzle_log: int | None = None,
+    fused: tuple = (),
 ) -> None:
-    """Encode the descriptors and launch `kernel` (a cute_runtime Kernel of cfg) for `problem`."""
+    """Encode the descriptors and launch `kernel` (a cute_runtime Kernel of cfg) for `problem` (`fused`: the fused
+    kernel's FUSED_PARAMS values)."""
     a_map, b_map, c_map = tensor_maps(problem, cfg)
     grid, raster_n, swz = schedule(problem, cfg, num_sms, raster_along_n, swizzle_log)
     p = problem
-    kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, stream=stream)
+    kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, *fused, stream=stream)
 
 
 def _store_spills_past(problem: GemmProblem) -> bool:
