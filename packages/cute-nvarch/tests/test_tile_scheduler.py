@@ -87,3 +87,94 @@ def test_rules():
         TileScheduler.check_order(None, MAX_SWIZZLE_LOG + 1)
     with pytest.raises(ValueError, match="num_sms must be an int >= 1"):
         TileScheduler(64, 64, 64).grid(64, 64, 1, 0)
+
+
+def _check_cover(sched, decomp, m, n, k, l, num_sms, along_n, swz):
+    """Every (tile, K tile) exactly once; each tile's units in K order with parts 0..parts-1; workspace slots."""
+    from cute_nvarch.tile_scheduler import Decomposition  # noqa: F401 - the type under test
+
+    clusters = sched.decomposed_clusters(decomp, m, n, k, l, num_sms)
+    assert 1 <= clusters <= sched.max_clusters(num_sms)
+    tiles_m, tiles_n, k_tiles = sched.problem_tiles(m, n, k)
+    slots = sched.workspace_tiles(decomp, m, n, k, l, clusters)
+    per_tile: dict = {}
+    for _cid, _rank, wu in sched.work_units(m, n, k, l, clusters, along_n, swz, decomp):
+        assert 0 <= wu.k_begin < wu.k_end <= k_tiles, wu
+        if wu.m < tiles_m and wu.n < tiles_n:
+            per_tile.setdefault((wu.m, wu.n, wu.l), []).append(wu)
+    assert set(per_tile) == set(itertools.product(range(tiles_m), range(tiles_n), range(l)))
+    used_slots = set()
+    for units in per_tile.values():
+        units.sort(key=lambda u: u.k_begin)
+        assert [u.part for u in units] == list(range(len(units)))  # K order is part order
+        assert all(u.parts == len(units) for u in units)
+        assert units[0].k_begin == 0 and units[-1].k_end == k_tiles
+        assert all(a.k_end == b.k_begin for a, b in zip(units, units[1:], strict=False))  # each K tile once
+        if len(units) > 1:
+            assert len({u.slot for u in units}) == 1 and 0 <= units[0].slot < slots
+            used_slots.add(units[0].slot)
+    if decomp.kind == "split_k":
+        assert all(len(u) == min(decomp.splits, k_tiles) for u in per_tile.values())
+    return per_tile, used_slots
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.integers(1, 3000),
+    st.integers(1, 3000),
+    st.integers(1, 3000),
+    st.integers(1, 3),
+    st.sampled_from(TILES),
+    st.sampled_from(CLUSTERS),
+    st.integers(1, 140),
+    st.sampled_from(("split_k", "stream_k", "data_parallel")),
+    st.integers(2, 8),
+    st.integers(0, 1),
+    st.integers(0, MAX_SWIZZLE_LOG),
+)
+def test_decomposed_units_cover_every_k_block_once(m, n, k, l, tile, cluster, num_sms, kind, splits, along_n, swz):
+    from cute_nvarch.tile_scheduler import Decomposition
+
+    sched = TileScheduler(*tile, 64, *cluster)
+    decomp = Decomposition(kind, splits if kind == "split_k" else 1)
+    _check_cover(sched, decomp, m, n, k, l, num_sms, along_n, swz)
+
+
+def test_stream_k_shares_tiles_and_waits_only_on_earlier_units():
+    from cute_nvarch.tile_scheduler import Decomposition, KWork
+
+    sched = TileScheduler(128, 256, 64, 1, 1)
+    sk = Decomposition("stream_k")
+    # 3000 x 5000: 24 x 20 = 480 tiles on 132 SMs: 3 full waves, 84 tiles' 64 K tiles over 132 workers
+    work = sched.k_work(sk, 3000, 5000, 4096, 1, 132)
+    assert (work.sk_tiles, work.iters, work.workers) == (84, 84 * 64, 132)
+    per_tile, slots = _check_cover(sched, sk, 3000, 5000, 4096, 1, 132, 0, 0)
+    assert slots == set(range(84))
+    # 256 x 8192 x 8192: 64 tiles < 132 SMs, 128 K tiles each: all stream-K, up to 3 workers per tile
+    per_tile, _ = _check_cover(sched, sk, 256, 8192, 8192, 1, 132, 0, 0)
+    assert max(len(u) for u in per_tile.values()) == 3
+    work = KWork("stream_k", 1, 64, 132)  # one tile, 64 K tiles: 32 workers of 2
+    assert work.workers == 32 and sum(work.units_of_cluster(c) for c in range(132)) == 32
+    # a worker walks its tiles from the last back: its first unit is the lowest part of a tile it
+    # shares with the next worker, its last the highest part of one shared with the previous
+    work = KWork("stream_k", 10, 3, 4)  # 2 full waves, 2 tiles x 3 = 6 iterations over 3 workers
+    assert work.workers == 3 and [work.units_of_cluster(c) for c in range(4)] == [3, 4, 3, 2]
+    assert work.unit(1, 0)[:5] == (1, 0, 1, 0, 2) and work.unit(1, 1)[:5] == (0, 2, 3, 1, 2)
+    assert work.unit(1, 2)[:5] == (3, 0, 3, 0, 1)  # then its data-parallel tiles 2 + 1 + 4 i
+
+
+def test_decomposition_rules():
+    from cute_nvarch.tile_scheduler import Decomposition, KWork
+
+    with pytest.raises(ValueError, match="decomposition kind must be one of"):
+        Decomposition("tiles")
+    with pytest.raises(ValueError, match=r"split_k needs splits in \[2, 64\]"):
+        Decomposition("split_k", 1)
+    with pytest.raises(ValueError, match="splits must be 1 for stream_k"):
+        Decomposition("stream_k", 3)
+    with pytest.raises(ValueError, match="decomposition kind must be one of"):
+        KWork("tiles", 1, 1, 1)
+    sched = TileScheduler(128, 128, 64)
+    assert sched.workspace_tiles(Decomposition(), 4096, 4096, 4096, 1, 132) == 0
+    assert sched.workspace_tiles(Decomposition("split_k", 4), 256, 256, 4096, 1, 8) == 4
+    assert sched.decomposed_clusters(Decomposition("split_k", 4), 256, 256, 4096, 1, 132) == 16

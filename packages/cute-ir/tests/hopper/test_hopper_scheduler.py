@@ -85,3 +85,52 @@ def test_work_unit_loop_kernel_assembles(compile_kernel):
     r = art.resources
     assert r["spill_stores"] == 0 and r["spill_loads"] == 0
     assert "%clusterid.x" in art.ptx and "%nclusterid.x" in art.ptx and "%cluster_ctaid.x" in art.ptx
+
+
+def _engine(n_in, body):
+    """An ExecutionEngine for main(ins, outs) with n_in i32 inputs and body(Ints) -> output values."""
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.create()
+        ptr = llvm.PointerType.get()
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("main", ir.FunctionType.get([ptr, ptr], []))
+            f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+        blk = f.add_entry_block()
+        with ir.InsertionPoint(blk):
+            args = [
+                Int(llvm.load(i32, llvm.getelementptr(ptr, blk.arguments[0], [], [i], i32, None)))
+                for i in range(n_in)
+            ]
+            for j, o in enumerate(body(*args)):
+                llvm.store(o.value, llvm.getelementptr(ptr, blk.arguments[1], [], [j], i32, None))
+            func.ReturnOp([])
+        passmanager.PassManager.parse(
+            "builtin.module(convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)"
+        ).run(module.operation)
+        return ExecutionEngine(module, opt_level=1)
+
+
+def test_k_decompositions_on_cpu_equal_python():
+    """KWork's counts and units (split-K, stream-K) on run-time Ints, lowered and run, equal the Python ints."""
+    from cute_nvarch.tile_scheduler import KWork
+
+    for kind in ("split_k", "stream_k"):
+        def body(tiles, kt, p, splits, c, i, kind=kind):
+            work = KWork(kind, tiles, kt, p, splits, IR_OPS)
+            return [work.units_of_cluster(c), *work.unit(c, i)]
+
+        engine = _engine(6, body)
+        for tiles, kt, p, splits in ((480, 64, 132, 1), (64, 128, 132, 1), (10, 3, 4, 3), (7, 2, 66, 4), (1, 1, 2, 2)):
+            for c in sorted({0, 1, p // 2, p - 1}):
+                want_n = KWork(kind, tiles, kt, p, splits).units_of_cluster(c)
+                for i in range(want_n):
+                    ins = (ctypes.c_int32 * 6)(tiles, kt, p, splits, c, i)
+                    outs = (ctypes.c_int32 * 7)()
+                    engine.invoke(
+                        "main",
+                        ctypes.pointer(ctypes.cast(ins, ctypes.c_void_p)),
+                        ctypes.pointer(ctypes.cast(outs, ctypes.c_void_p)),
+                    )
+                    want = (want_n, *KWork(kind, tiles, kt, p, splits).unit(c, i))
+                    assert tuple(outs)[:6] == want[:6] and (want[4] == 1 or outs[6] == want[6]), (kind, c, i)

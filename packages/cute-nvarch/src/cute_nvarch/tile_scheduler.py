@@ -5,9 +5,22 @@ A `TileScheduler` holds the static part (CTA tile (M, N, K) and cluster (M, N) s
 of clusters for the SM count (`grid`). Cluster `c` of `num_clusters` walks the cluster-shaped *units*
 `w = c, c + num_clusters, ...` (`units_of_cluster` of them); each unit is one cluster-shaped block of
 CTA tiles of one batch, and the CTA at (x, y) of its cluster takes the `WorkUnit` (m, n, l, k_begin,
-k_end) of its tile: a data-parallel unit covers all of K (k_begin 0, k_end the K-tile count). Kinds of
-units that split K (stream-K, split-K) would add units with other K ranges without changing that
-interface.
+k_end) of its tile: a data-parallel unit covers all of K (k_begin 0, k_end the K-tile count).
+
+Units that split K are the other kinds of a `Decomposition` (`KWork` evaluates one launch's counts):
+- "split_k": every tile's K tiles in S = min(splits, K tiles) even parts; unit w is part `w % S` of tile
+  `w // S`, so a tile's parts run on consecutive clusters at once;
+- "stream_k" (CUTLASS's SM90 stream-K model): with P clusters and T tiles, the T // P full waves are
+  data-parallel; the K iterations of the remaining T % P tiles (tile-major: iteration t * k_tiles + kt) are
+  spread evenly over W = min(P, iterations // MIN_STREAM_K_ITERS) (at least one) stream-K workers, cluster
+  j < W being worker j. A worker's range crosses tiles, so it is one unit per tile it touches; it walks
+  them from its last tile back to its first and then its data-parallel tiles. The shared tiles are the
+  first T % P of the raster (they run first, together), the data-parallel ones the rest.
+Every unit also carries `part` (its index among the units of its tile, in K order), `parts` (how many units
+share the tile) and `slot` (the shared tile's index in the workspace): the unit with part i adds its partial
+accumulators after part i - 1 (an ordered, deterministic fix-up) and part `parts - 1` finishes the tile.
+Part i only waits for units with a smaller launch-wide index (split-K: unit w - 1; stream-K: a lower
+worker's first-walked unit), so a launch whose clusters are all resident always progresses.
 
 Inside a batch the units are ordered by a raster with a swizzle (the grouped order of Triton's matmul
 tutorial and CUTLASS's swizzled rasterization): units come in groups of `2**swizzle_log` rows of the
@@ -28,25 +41,36 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 __all__ = [
+    "DECOMPOSITIONS",
     "MAX_SWIZZLE_LOG",
+    "MIN_STREAM_K_ITERS",
     "PY_OPS",
+    "Decomposition",
     "IntOps",
+    "KWork",
     "TileScheduler",
     "WorkUnit",
 ]
 
 MAX_SWIZZLE_LOG = 4  # largest swizzle_log a launch may ask for (groups of 16 rows)
 _PICK_SWIZZLE_LOG = 3  # the host's pick groups at most 8 rows
+DECOMPOSITIONS = ("data_parallel", "split_k", "stream_k")
+MIN_STREAM_K_ITERS = 2  # K tiles a stream-K worker gets at least (fewer workers when there are few iterations)
+MAX_SPLITS = 64  # split-K parts per tile a launch may ask for
 
 
 class WorkUnit(NamedTuple):
-    """One CTA's work: output tile (m, n) of batch l (in CTA tiles), K tiles [k_begin, k_end)."""
+    """One CTA's work: output tile (m, n) of batch l (in CTA tiles), K tiles [k_begin, k_end); `part` of `parts`
+    units sharing the tile (K order) and the shared tile's workspace `slot` (0 and 1 unit when not shared)."""
 
     m: Any
     n: Any
     l: Any
     k_begin: Any
     k_end: Any
+    part: Any = 0
+    parts: Any = 1
+    slot: Any = 0
 
 
 @dataclass(frozen=True)
@@ -67,6 +91,120 @@ PY_OPS = IntOps(
 
 def _ceil_div(a: Any, b: int) -> Any:
     return (a + (b - 1)) // b
+
+
+def _max(a: Any, b: Any, ops: IntOps) -> Any:
+    return ops.select(a > b, a, b)
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """How a launch splits the K loop: `kind` in DECOMPOSITIONS; `splits` = split-K parts per tile (else 1)."""
+
+    kind: str = "data_parallel"
+    splits: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in DECOMPOSITIONS:
+            raise ValueError(f"decomposition kind must be one of {DECOMPOSITIONS}, got {self.kind!r}")
+        if not isinstance(self.splits, int) or isinstance(self.splits, bool):
+            raise ValueError(f"splits must be an int, got {self.splits!r}")
+        if self.kind == "split_k" and not 2 <= self.splits <= MAX_SPLITS:
+            raise ValueError(f"split_k needs splits in [2, {MAX_SPLITS}], got {self.splits}")
+        if self.kind != "split_k" and self.splits != 1:
+            raise ValueError(f"splits must be 1 for {self.kind}, got {self.splits}")
+
+    @property
+    def shares_tiles(self) -> bool:
+        """Whether units may share a tile (a workspace and flags are needed)."""
+        return self.kind != "data_parallel"
+
+
+class KWork:
+    """One launch's unit counts of a decomposition kind over `tiles` cluster tiles of `k_tiles` K tiles on
+    `num_clusters` clusters (`splits`: split-K's requested parts), on ints or run-time integers.
+
+    `units_of_cluster(c)` is how many units cluster c walks; `unit(c, i)` its i-th as (cluster tile index,
+    k_begin, k_end, part, parts, slot). Attributes: `splits` (split-K's effective S), `sk_tiles` (tiles shared
+    by stream-K workers), `workers` (W), `iters` (stream-K iterations), `shared_tiles` (workspace slots).
+    """
+
+    def __init__(self, kind: str, tiles: Any, k_tiles: Any, num_clusters: Any, splits: Any = 1,
+                 ops: IntOps = PY_OPS) -> None:
+        if kind not in DECOMPOSITIONS:
+            raise ValueError(f"decomposition kind must be one of {DECOMPOSITIONS}, got {kind!r}")
+        self.kind, self.tiles, self.k_tiles, self.num_clusters, self.ops = kind, tiles, k_tiles, num_clusters, ops
+        self.splits, self.sk_tiles, self.workers, self.iters, self.shared_tiles = 1, 0, 0, 0, 0
+        if kind == "split_k":
+            self.splits = ops.min(splits, k_tiles)
+            self.shared_tiles = tiles
+        elif kind == "stream_k":
+            self.sk_tiles = tiles % num_clusters
+            self.iters = self.sk_tiles * k_tiles
+            some = _max(ops.min(num_clusters, self.iters // MIN_STREAM_K_ITERS), 1, ops)
+            self.workers = ops.select(self.iters > 0, some, 0)
+            self.shared_tiles = self.sk_tiles
+
+    @property
+    def total_units(self) -> Any:
+        """Units of the launch (stream-K: with one per worker; see `units_of_cluster` for the pieces)."""
+        if self.kind == "split_k":
+            return self.tiles * self.splits
+        if self.kind == "stream_k":
+            return self.tiles - self.sk_tiles + self.workers
+        return self.tiles
+
+    def _worker_range(self, c: Any) -> tuple[Any, Any]:
+        """Stream-K worker c's iterations [begin, end) (empty past the last worker)."""
+        w = _max(self.workers, 1, self.ops)
+        return self.ops.min(c, self.workers) * self.iters // w, self.ops.min(c + 1, self.workers) * self.iters // w
+
+    def _worker_of(self, it: Any) -> Any:
+        """The stream-K worker whose range holds iteration `it`."""
+        return ((it + 1) * self.workers - 1) // _max(self.iters, 1, self.ops)
+
+    def _sk_pieces(self, c: Any) -> Any:
+        begin, end = self._worker_range(c)
+        kt = self.k_tiles
+        return self.ops.select(end > begin, (end - 1) // kt - begin // kt + 1, 0)
+
+    def units_of_cluster(self, c: Any) -> Any:
+        """Units cluster `c` walks."""
+        ops = self.ops
+        if self.kind == "split_k":
+            return TileScheduler.units_of_cluster(self.tiles * self.splits, c, self.num_clusters, ops)
+        if self.kind == "stream_k":
+            dp = TileScheduler.units_of_cluster(self.tiles - self.sk_tiles, c, self.num_clusters, ops)
+            return self._sk_pieces(c) + dp
+        return TileScheduler.units_of_cluster(self.tiles, c, self.num_clusters, ops)
+
+    def unit(self, c: Any, i: Any) -> tuple[Any, Any, Any, Any, Any, Any]:
+        """(cluster tile, k_begin, k_end, part, parts, slot) of cluster c's i-th unit."""
+        ops, kt, p = self.ops, self.k_tiles, self.num_clusters
+        if self.kind == "split_k":
+            s = self.splits
+            w = c + i * p
+            tile, part = w // s, w % s
+            return tile, part * kt // s, (part + 1) * kt // s, part, s, tile
+        if self.kind == "data_parallel":
+            return c + i * p, 0, kt, 0, 1, 0
+        begin, end = self._worker_range(c)
+        pieces = self._sk_pieces(c)
+        sk = i < pieces
+        t = ops.select(sk, (end - 1) // kt - i, 0)  # walked from the last tile back
+        t0 = t * kt
+        first = self._worker_of(t0)
+        sk_part = c - first
+        sk_parts = self._worker_of(t0 + kt - 1) - first + 1
+        dp_tile = self.sk_tiles + c + (i - pieces) * p
+        return (
+            ops.select(sk, t, dp_tile),
+            ops.select(sk, _max(begin, t0, ops) - t0, 0),
+            ops.select(sk, ops.min(end, t0 + kt) - t0, kt),
+            ops.select(sk, sk_part, 0),
+            ops.select(sk, sk_parts, 1),
+            t,
+        )
 
 
 def _positive(name: str, v: object) -> int:
@@ -202,19 +340,74 @@ class TileScheduler:
         um, un, batch = self.unit_coords(unit, cm_tiles, cn_tiles, along_n, swizzle_log, ops)
         return WorkUnit(um * self.cluster_m + cta_m, un * self.cluster_n + cta_n, batch, 0, k_tiles)
 
+    def split_work_unit(
+        self,
+        work: KWork,
+        cluster_id: Any,
+        i: Any,
+        cta_m: Any,
+        cta_n: Any,
+        cm_tiles: Any,
+        cn_tiles: Any,
+        along_n: Any,
+        swizzle_log: Any,
+        ops: IntOps = PY_OPS,
+    ) -> WorkUnit:
+        """The WorkUnit of the CTA at (cta_m, cta_n) of cluster `cluster_id` for its `i`-th unit of `work`
+        (`slot` counts CTA tiles: the shared cluster tile's slot times the cluster size plus the CTA's rank)."""
+        tile, k_begin, k_end, part, parts, slot = work.unit(cluster_id, i)
+        um, un, batch = self.unit_coords(tile, cm_tiles, cn_tiles, along_n, swizzle_log, ops)
+        rank = cta_m + self.cluster_m * cta_n
+        return WorkUnit(
+            um * self.cluster_m + cta_m, un * self.cluster_n + cta_n, batch, k_begin, k_end, part, parts,
+            slot * self.cluster_size + rank,
+        )
+
+    def k_work(self, decomp: Decomposition, m: int, n: int, k: int, l: int, num_clusters: int) -> KWork:
+        """The KWork of a launch of `num_clusters` clusters for an M x N x K x L problem (host)."""
+        tiles_m, tiles_n, k_tiles = self.problem_tiles(m, n, k)
+        return KWork(decomp.kind, self.units_of_tiles(tiles_m, tiles_n, l), k_tiles, num_clusters, decomp.splits)
+
+    def decomposed_clusters(self, decomp: Decomposition, m: int, n: int, k: int, l: int, num_sms: int) -> int:
+        """Clusters of a launch with `decomp`: one per unit up to what fits (stream-K: all that fit)."""
+        if decomp.kind == "stream_k":
+            return self.max_clusters(num_sms)
+        if decomp.kind == "split_k":
+            units = self.k_work(decomp, m, n, k, l, 1).total_units
+            return max(1, min(units, self.max_clusters(num_sms)))
+        return self.num_clusters(m, n, l, num_sms)
+
+    def workspace_tiles(self, decomp: Decomposition, m: int, n: int, k: int, l: int, num_clusters: int) -> int:
+        """CTA tiles of partial accumulators (and fix-up flags) a launch needs (0 when no tile is shared)."""
+        if not decomp.shares_tiles:
+            return 0
+        return self.k_work(decomp, m, n, k, l, num_clusters).shared_tiles * self.cluster_size
+
     def work_units(
-        self, m: int, n: int, k: int, l: int, num_clusters: int, raster_along_n: int, swizzle_log: int
+        self,
+        m: int,
+        n: int,
+        k: int,
+        l: int,
+        num_clusters: int,
+        raster_along_n: int,
+        swizzle_log: int,
+        decomp: Decomposition | None = None,
     ) -> Iterator[tuple[int, int, WorkUnit]]:
         """Every (cluster id, CTA rank in the cluster, WorkUnit) the launch runs, in each CTA's order (host)."""
         self.check_order(raster_along_n, swizzle_log)
         tiles_m, tiles_n, k_tiles = self.problem_tiles(m, n, k)
         cm, cn = self.cluster_tiles(tiles_m, tiles_n)
         total = cm * cn * l
+        work = None if decomp is None or not decomp.shares_tiles else self.k_work(decomp, m, n, k, l, num_clusters)
         for cid in range(num_clusters):
-            for i in range(self.units_of_cluster(total, cid, num_clusters)):
+            count = self.units_of_cluster(total, cid, num_clusters) if work is None else work.units_of_cluster(cid)
+            for i in range(count):
                 w = cid + i * num_clusters
                 for y in range(self.cluster_n):
                     for x in range(self.cluster_m):
-                        yield cid, x + self.cluster_m * y, self.work_unit(
-                            w, x, y, cm, cn, k_tiles, raster_along_n, swizzle_log
-                        )
+                        if work is None:
+                            wu = self.work_unit(w, x, y, cm, cn, k_tiles, raster_along_n, swizzle_log)
+                        else:
+                            wu = self.split_work_unit(work, cid, i, x, y, cm, cn, raster_along_n, swizzle_log)
+                        yield cid, x + self.cluster_m * y, wu

@@ -6,6 +6,9 @@ tile counts of the problem, this cluster's id and count, the number of units the
 `work_unit(i)` emits the `WorkUnit` (m, n, l, k_begin, k_end) of the cluster's `i`-th unit for this CTA;
 `for_each_unit(body)` emits the loop `for i in range(num_units): body(i, work_unit(i))`. The formulas are
 the description's own (`IR_OPS` supplies select/min/2**log), so host enumeration and device walk agree.
+With `decomposition` "split_k" or "stream_k" (compile-time) and `splits` (run-time split-K parts) the
+counts and units are those of cute-nvarch's `KWork` (`work`): units carry K ranges, their part among the
+units of their tile and the tile's workspace slot; "data_parallel" emits the walk as before.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cute_nvarch.tile_scheduler import IntOps, TileScheduler, WorkUnit
+from cute_nvarch.tile_scheduler import IntOps, KWork, TileScheduler, WorkUnit
 from mlir.dialects import arith
 
 from ..control import for_
@@ -48,7 +51,16 @@ class PersistentScheduler:
     """This CTA's view of a persistent launch described by a cute-nvarch `TileScheduler` (run-time values)."""
 
     def __init__(
-        self, desc: TileScheduler, m: Int, n: Int, k: Int, l: Int, raster_along_n: Int, swizzle_log: Int
+        self,
+        desc: TileScheduler,
+        m: Int,
+        n: Int,
+        k: Int,
+        l: Int,
+        raster_along_n: Int,
+        swizzle_log: Int,
+        decomposition: str = "data_parallel",
+        splits: Int | int = 1,
     ) -> None:
         if not isinstance(desc, TileScheduler):
             raise TypeError(f"PersistentScheduler: desc must be a cute_nvarch TileScheduler, got {type(desc).__name__}")
@@ -58,14 +70,24 @@ class PersistentScheduler:
         total = self.cm_tiles * self.cn_tiles * l
         self.cluster_id = Int(cluster_idx(0))
         self.num_clusters = Int(num_clusters(0))
-        self.num_units = desc.units_of_cluster(total, self.cluster_id, self.num_clusters, IR_OPS)
+        self.work = None
+        if decomposition == "data_parallel":
+            self.num_units = desc.units_of_cluster(total, self.cluster_id, self.num_clusters, IR_OPS)
+        else:
+            self.work = KWork(decomposition, total, self.k_tiles, self.num_clusters, splits, IR_OPS)
+            self.num_units = self.work.units_of_cluster(self.cluster_id)
         self.along_n = raster_along_n != 0
         self.swizzle_log = swizzle_log
         self.cta_m = Int(block_idx_in_cluster(0)) if desc.cluster_m > 1 else 0
         self.cta_n = Int(block_idx_in_cluster(1)) if desc.cluster_n > 1 else 0
 
     def work_unit(self, i: Int) -> WorkUnit:
-        """The WorkUnit of this CTA for the cluster's `i`-th unit (unit `cluster_id + i * num_clusters`)."""
+        """The WorkUnit of this CTA for the cluster's `i`-th unit (data-parallel: `cluster_id + i * num_clusters`)."""
+        if self.work is not None:
+            return self.desc.split_work_unit(
+                self.work, self.cluster_id, i, self.cta_m, self.cta_n, self.cm_tiles, self.cn_tiles, self.along_n,
+                self.swizzle_log, IR_OPS,
+            )
         w = self.cluster_id + i * self.num_clusters
         return self.desc.work_unit(
             w, self.cta_m, self.cta_n, self.cm_tiles, self.cn_tiles, self.k_tiles, self.along_n, self.swizzle_log,
