@@ -47,12 +47,13 @@ def _operands(case, seed):
         w = quarters(n, k)
     b = w.t() if l == 1 else w.expand(l, n, k).transpose(1, 2)  # (.., K, N), K-major
     bias = None
-    if case.bias == "n":
-        bias = randn(n, dtype=cd)
+    if case.bias is not None:
+        length = n if case.bias == "n" else m
+        bias = _view(randn(2 * length + 1, dtype=cd), case.bias_view, length)
         if case.activation == "swiglu":
             bias = interleave_gate_up(bias[: n // 2].clone(), bias[n // 2 :].clone())
-    elif case.bias == "m":
-        bias = randn(m, 1, dtype=cd)
+        if case.bias == "m":
+            bias = bias[:, None]
     nc = case.n_out
     if case.c_major == "n":
         out = torch.empty(*lead, m, nc, device="cuda", dtype=cd)
@@ -65,6 +66,12 @@ def _operands(case, seed):
         out.copy_(randn(*lead, m, nc, dtype=cd))
         inp = out
     return a, b, bias, inp, out
+
+
+def _view(storage, view, length):
+    """A bias vector of `length` elements in `storage` (1-D, 2 * length + 1 elements) as `view` says."""
+    return {"dense": storage[:length], "strided": storage[: 2 * length : 2], "one": storage[:1],
+            "misaligned": storage[1 : length + 1]}[view]
 
 
 def _act64(activation, x):

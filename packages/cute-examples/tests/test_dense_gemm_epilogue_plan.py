@@ -120,7 +120,7 @@ def test_bias_gelu_plan_and_its_hits(fakes):
     assert (cfg.activation, cfg.bias, cfg.has_input, cfg.has_alpha) == ("gelu", "n", False, False)
     assert cfg.name.endswith("_gelu_bn")
     got = _fields(launches[-1], plan)
-    assert (got["bias_ptr"], got["bias_stride"], got["input_ptr"], got["alpha"]) == (1 << 28, 1, 0, 1.0)
+    assert (got["bias_ptr"], got["input_ptr"], got["alpha"]) == (1 << 28, 0, 1.0)
     # a hit with a rotated bias: same plan, the new address in the block
     launch_plan.gemm(a, b, c, bias=bias.moved(4096), activation="gelu", stream=1)
     assert list(cache.table().values()) == [plan] and _fields(launches[-1], plan)["bias_ptr"] == (1 << 28) + 4096
@@ -146,7 +146,7 @@ def test_input_strides_beta_and_row_bias(fakes):
     got = _fields(launches[-1], plan)
     assert (got["input_ptr"], got["input_stride_m"], got["input_stride_n"], got["input_stride_l"]) == \
         (1 << 28, 1, 0, 0)
-    assert (got["bias_ptr"], got["bias_stride"], got["beta"]) == (1 << 29, 1, 0.25)
+    assert (got["bias_ptr"], got["beta"]) == (1 << 29, 0.25)
     launch_plan.gemm(a, b, c, input=inp.moved(512), beta=3.0, bias=bias, activation="relu")
     got = _fields(launches[-1], plan)
     assert (got["input_ptr"], got["beta"], len(cache.table())) == ((1 << 28) + 512, 3.0, 1)
@@ -187,3 +187,36 @@ def test_bad_epilogue_arguments_fail_before_any_kernel(fakes):
         with pytest.raises(exc, match=match):
             launch_plan.gemm(a, b, c, **kw)
     assert configs == [] and launches == [] and cache.table() == {}
+
+
+def test_a_misaligned_bias_is_staged_per_call(fakes, monkeypatch):
+    cache, launches, configs = fakes
+    copies = []
+    monkeypatch.setattr(launch_plan, "_bias_vector", lambda bias, length, storage: copies.append(
+        (length, storage)) or FakeCuda((storage,), address=1 << 30))
+    a, b, c = FakeCuda((256, 128)), FakeCuda((128, 64), address=1 << 24), FakeCuda((256, 64), address=1 << 26)
+    launch_plan.gemm(a, b, c, bias=FakeCuda((64,), address=1 << 28), activation="relu")
+    assert copies == []
+    launch_plan.gemm(a, b, c, bias=FakeCuda((64,), address=(1 << 28) + 2), activation="relu")  # off 4 bytes
+    (plan,) = cache.table().values()
+    assert copies == [(64, 64)] and _fields(launches[-1], plan)["bias_ptr"] == 1 << 30
+
+
+def test_which_bias_is_staged():
+    from cute_examples.dense_gemm.epilogue_args import check_epilogue
+    from cute_examples.dense_gemm.launch_plan import bias_length_to_stage
+
+    a, b = FakeCuda((256, 128)), FakeCuda((128, 64))
+
+    def staged(bias):
+        e = check_epilogue(a, b, None, "float16", bias=bias)
+        return bias_length_to_stage(e, 256, 64)
+
+    assert staged(FakeCuda((64,))) is None and staged(FakeCuda((1, 64))) is None
+    assert staged(FakeCuda((256, 1))) is None
+    assert staged(FakeCuda((64,), stride=(2,))) == (64, 64)  # every other element of a longer vector
+    assert staged(FakeCuda((1,))) == (64, 64)  # one value over N
+    assert staged(FakeCuda((256, 1), stride=(3, 1))) == (256, 256)
+    b63 = FakeCuda((128, 63))
+    e = check_epilogue(a, b63, None, "float16", bias=FakeCuda((63,)))
+    assert bias_length_to_stage(e, 256, 63) == (63, 64)  # odd N: the last column's pair stays inside

@@ -13,7 +13,7 @@ No MLIR and no GPU here (plain data and config choice).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .spec import GemmConfig
@@ -72,8 +72,10 @@ def kind_configs() -> list[GemmConfig]:
 class EpilogueCase:
     """One gemm() call: a (L, M, K) or (M, K), b (K, N) K-major, C's dtype and major, the epilogue arguments.
 
-    `bias`: None, "n" or "m" (a vector of C's dtype); `input`: None, "full" (C's shape), "row" ((N,), broadcast
-    along M), "col" ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them.
+    `bias`: None, "n" or "m" (a vector of C's dtype); `bias_view`: "dense", "strided" (every other element of a
+    longer vector), "one" (a single value broadcast) or "misaligned" (starting one element into its storage),
+    the last three staged by gemm(); `input`: None, "full" (C's shape), "row" ((N,), broadcast along M), "col"
+    ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them.
     """
 
     name: str
@@ -86,7 +88,7 @@ class EpilogueCase:
     alpha: float = 1.0
     beta: float | None = None
     c_major: str = "n"
-    kwargs: dict = field(default_factory=dict)
+    bias_view: str = "dense"
 
     @property
     def n_out(self) -> int:
@@ -114,6 +116,13 @@ GPU_CASES = (
     EpilogueCase("gelu_batched_input_f16", "float16", "float16", (300, 272, 512, 2), "gelu", "n", "full"),
     EpilogueCase("silu_partial_tiles_f16", "float16", "float16", (127, 200, 72, 1), "silu", "n", "full"),
     EpilogueCase("in_place_f16", "float16", "float16", (300, 272, 1024, 1), "gelu_tanh", input="out"),
+    EpilogueCase("gelu_strided_bias_odd_n_f16", "float16", "float16", (300, 255, 256, 1), "gelu", "n",
+                 bias_view="strided"),
+    EpilogueCase("relu_one_bias_f32", "float16", "float32", (300, 272, 256, 1), "relu", "n", bias_view="one"),
+    EpilogueCase("silu_misaligned_bias_bf16", "bfloat16", "bfloat16", (300, 272, 256, 1), "silu", "n",
+                 bias_view="misaligned"),
+    EpilogueCase("silu_strided_row_bias_f16", "float16", "float16", (300, 272, 256, 1), "silu", "m",
+                 bias_view="strided"),
     EpilogueCase("swiglu_f16", "float16", "float16", (300, 544, 1024, 1), "swiglu"),
     EpilogueCase("swiglu_bias_bf16", "bfloat16", "bfloat16", (300, 544, 1024, 1), "swiglu", "n"),
     EpilogueCase("swiglu_f32", "float16", "float32", (300, 544, 1024, 1), "swiglu"),

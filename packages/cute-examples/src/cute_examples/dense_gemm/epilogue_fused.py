@@ -1,25 +1,26 @@
 """The fused epilogue in the GEMM kernel: each thread's output values `act(alpha*acc + beta*input + bias)`.
 
 A consumer thread holds the accumulator values of its warpgroup's 64 rows in CuTe's wgmma C layout
-(`epilogue.value_coords`). Before a 64 x epi_n chunk is staged, `FusedEpilogue.values` turns the chunk's
-accumulators into float32 output values in the same per-thread order, so the staging code (stmatrix pairs or
-f32 stores) is the plain epilogue's:
+(`epilogue.value_coords`). Just before a store of one or two 8-column groups, `FusedEpilogue.values` turns
+their accumulators into float32 output values in the same per-thread order, so the staging code (stmatrix
+pairs or f32 stores) is the plain epilogue's:
 
-- bias: one value per output column ("n": the thread's two columns of each 8-column group, loaded once per
-  chunk and shared by its two row halves) or per output row ("m": the thread's two rows, loaded once per work
-  unit), read with `ld.global.nc` from `bias_ptr + index * bias_stride`;
-- input (the addend): one `ld.global.nc` per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides
-  as run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
-- every load is predicated on its row/column lying inside the problem (out-of-range lanes read 0 and their
-  values are clipped by the TMA store anyway), so partial tiles need no other care;
+- bias along N: the thread's two columns of each 8-column group are one 2-element load (shared by its two row
+  halves) at `bias_t + immediate`, `bias_t` the thread's first column's address; the host passes a contiguous
+  vector aligned to two elements and of even length (it stages any other), so the pair never leaves it;
+- bias along M: the thread's two rows, loaded once per work unit;
+- input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
+  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
+- every load is predicated on its row/column lying inside the problem (a compare of the columns left in N
+  with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
   2j (gate) and 2j+1 (up) into output group j (`epilogue.swiglu_sources`).
 
-Why per-thread global loads rather than a TMA load of the input into the staging buffer: the loads need no
-extra shared memory, barrier or descriptor, they handle torch's broadcast views (stride 0, which a tensor map
-cannot encode) and any dtype/major of the addend, and their bytes equal C's own store (one read of an M x N
-tensor per GEMM), which the memory system serves while other CTAs run their mainloops. A TMA load would save
-the address arithmetic (a few integer ops per value) at the price of a per-chunk mbarrier round trip.
+Loads are plain `ld.global` (see `ld_global` for why not `.nc`). Why per-thread loads of the input rather than
+a TMA load into the staging buffer: they need no extra shared memory, barrier or descriptor, they take torch's
+broadcast views (stride 0, which a tensor map cannot encode), and their bytes equal C's own store (one read of
+an M x N tensor per GEMM). A TMA load would save the address arithmetic (a few integer ops per value) at the
+price of a per-chunk mbarrier round trip and a second staging buffer per warpgroup.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from . import epilogue_math as em
 from .epilogue import swiglu_sources, value_coords
 from .spec import DTYPE_BYTES, GemmConfig
 
-__all__ = ["FusedEpilogue", "FusedParams", "ld_global_nc"]
+__all__ = ["FusedEpilogue", "FusedParams", "ld_global"]
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,6 @@ class FusedParams:
     alpha and beta (f32 values)."""
 
     bias_ptr: Any
-    bias_stride: Any
     input_ptr: Any
     input_stride_m: Any
     input_stride_n: Any
@@ -54,28 +54,44 @@ class FusedParams:
     beta: Any
 
 
-def ld_global_nc(address: Any, pred: Any, bits: int) -> ir.Value:
-    """A read-only global load of `bits` (16 or 32) at the i64 address, 0 where pred (an i1/Bool) is false."""
-    i32 = ir.IntegerType.get_signless(32)
-    p = arith.extui(i32, as_value(pred))
+_LD = {16: ("h", "b16"), 32: ("r", "b32"), 64: ("l", "b64")}
+
+
+def ld_global(address: Any, pred: Any, bits: int) -> ir.Value:
+    """A global load of `bits` (16, 32 or 64; an i16/i32/i64) at the i64 address (aligned to its size), 0 where
+    pred (an i1/Bool) is false.
+
+    A plain (coherent, L1-cached) `ld.global`, not `ld.global.nc`: ptxas may move non-coherent loads across the
+    epilogue's named barriers (read-only data cannot change there) and hoisted every chunk's bias loads of a
+    128x256 tile ahead of the first chunk, which spilled (float16 SiLU with a bias); plain loads stay in their
+    chunk, and L1 serves the repeated bias lines all the same.
+    """
+    if bits not in _LD:
+        raise ValueError(f"ld_global: bits must be 16, 32 or 64, got {bits}")
+    reg, b = _LD[bits]
     addr = as_value(address, ir.IntegerType.get_signless(64))
-    if bits == 16:
-        ty, reg, mov = ir.IntegerType.get_signless(16), "h", "mov.b16 $0, 0;"
-    elif bits == 32:
-        ty, reg, mov = ir.F32Type.get(), "f", "mov.b32 $0, 0f00000000;"
-    else:
-        raise ValueError(f"ld_global_nc: bits must be 16 or 32, got {bits}")
-    asm = f"{{ .reg .pred p; setp.ne.b32 p, $2, 0; {mov} @p ld.global.nc.b{bits} $0, [$1]; }}"
-    return llvm.inline_asm(ty, [addr, p], asm, f"={reg},l,r")
+    asm = f"{{ mov.{b} $0, 0; @$2 ld.global.{b} $0, [$1]; }}"
+    return llvm.inline_asm(ir.IntegerType.get_signless(bits), [addr, as_value(pred)], asm, f"={reg},l,b")
 
 
 def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
     """An element of C's dtype at address (0 when not pred) as f32."""
+    raw = ld_global(address, pred, 8 * cfg.c_bytes)
+    return arith.bitcast(ir.F32Type.get(), raw) if cfg.c_bytes == 4 else \
+        arith.extf(ir.F32Type.get(), arith.bitcast(element_type(cfg.c_dtype), raw))
+
+
+def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, ir.Value]:
+    """Two consecutive elements of C's dtype at address (aligned to two; 0 when not pred) as f32."""
     f32 = ir.F32Type.get()
-    if cfg.c_bytes == 4:
-        return ld_global_nc(address, pred, 32)
-    raw = ld_global_nc(address, pred, 16)
-    return arith.extf(f32, arith.bitcast(element_type(cfg.c_dtype), raw))
+    raw = ld_global(address, pred, 16 * cfg.c_bytes)
+    elem = element_type(cfg.c_dtype)
+    pair = llvm.bitcast(ir.VectorType.get([2], elem), raw)
+    out = []
+    for i in (0, 1):
+        v = llvm.extractelement(pair, arith.constant(ir.IntegerType.get_signless(32), i))
+        out.append(v if cfg.c_bytes == 4 else arith.extf(f32, v))
+    return out[0], out[1]
 
 
 class FusedEpilogue:
@@ -93,24 +109,32 @@ class FusedEpilogue:
         if cfg.bias == "m":
             for h in (0, 1):  # the thread's two rows (value v's row half h = (v // 2) % 2)
                 row = self.row0 + value_coords(warp, lane, 2 * h)[0]
-                self.row_bias[h] = _load_f32(cfg, self._addr(self.p.bias_ptr, row, self.p.bias_stride), row < m)
-
-    def _addr(self, base: Any, index: Any, stride: Any) -> Any:
-        return base + to_i64(index) * stride * self.esize
+                self.row_bias[h] = _load_f32(cfg, self.p.bias_ptr + to_i64(row) * self.esize, row < m)
+        # the thread's first column (value 0's) and the address of its bias: value v's column is this plus a
+        # build-time constant, so each bias load is one base register and an immediate offset
+        self.col_t = self.col0 + value_coords(warp, lane, 0)[1]
+        if cfg.bias == "n":
+            self.bias_t = self.p.bias_ptr + to_i64(self.col_t) * self.esize
+            # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
+            # col_t with n - dcol instead would hoist every n - dcol out of the loops and hold them in registers)
+            self.cols_left = n - self.col_t
 
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
         cfg, p = self.cfg, self.p
         row_in, col_in = value_coords(self.warp, self.lane, v)
         row, col = self.row0 + row_in, self.col0 + col_in
+        dcol = value_coords(0, 0, v)[1]  # the value's column past the thread's first (a Python int)
         bias = None
         if cfg.bias == "m":
             bias = self.row_bias[(v // 2) % 2]
         elif cfg.bias == "n":
-            key = (v // 4, v % 2)  # the thread's column: its 8-column group and the value's parity
-            if key not in col_bias:
-                col_bias[key] = _load_f32(cfg, self._addr(p.bias_ptr, col, p.bias_stride), col < self.n)
-            bias = col_bias[key]
+            j = v // 4  # the thread's two columns of 8-column group j: one pair (dcol of value 4j is even)
+            if j not in col_bias:
+                d0 = dcol - v % 2
+                # both are read when the first is inside N (the host pads an odd N to an even length)
+                col_bias[j] = _load_pair_f32(cfg, self.bias_t + d0 * self.esize, self.cols_left > d0)
+            bias = col_bias[j][v % 2]
         addend = None
         if cfg.has_input:
             off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * \

@@ -21,9 +21,10 @@ cluster_n, 1) with `clusters` <= the number of work units (`host.schedule`). `co
 `kernel_of(cfg, cc, device)` specialize it on a config alone (its run-time parameters do not change the spec).
 
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
-`dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the bias and input addresses
-as u64 and their element strides as i64, alpha and beta as f32) and whose epilogue computes each output
-value with `epilogue_fused` before staging it. The plain kernel, its parameters and its PTX are unchanged.
+`dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the contiguous bias's and the
+input's addresses as u64, the input's element strides as i64, alpha and beta as f32) and whose epilogue
+computes each output value with `epilogue_fused` before staging it. The plain kernel, its parameters and its
+PTX are unchanged.
 """
 
 from __future__ import annotations
@@ -47,8 +48,7 @@ _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is
 _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
-FUSED_PARAMS = ("bias_ptr", "bias_stride", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l",
-                "alpha", "beta")
+FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta")
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001
@@ -110,7 +110,6 @@ def dense_gemm_fused(
     raster_along_n: _I32,
     swizzle_log: _I32,
     bias_ptr: _U64,
-    bias_stride: _I64,
     input_ptr: _U64,
     input_stride_m: _I64,
     input_stride_n: _I64,
@@ -122,7 +121,7 @@ def dense_gemm_fused(
     """D = act(alpha * A @ B + beta * input + bias) into C: the GEMM kernel of `config` with its fused epilogue."""
     if not config.fused:
         raise ValueError("config has no fused epilogue: use dense_gemm")
-    fused = (bias_ptr, bias_stride, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -347,8 +346,9 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
     running while this one is written), then the warpgroup synchronises on its own named barrier.
-    With a fused epilogue (`epilogue` = (FusedParams, m, n)) each chunk's output values are computed first
-    (their loads and math overlap the wait), in the accumulators' per-thread order (SwiGLU: half as many).
+    With a fused epilogue (`epilogue` = (FusedParams, m, n)) each store's output values are computed just
+    before it (one or two 8-column groups at a time, in the accumulators' per-thread order; SwiGLU: from twice
+    as many accumulators), which keeps few of them live next to the remaining accumulators.
     """
     from cute_ir import hopper as H
     from cute_ir.control import if_
@@ -370,7 +370,6 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         fused = FusedEpilogue(cfg, params, m, n, g, warp_in_wg, lane, tile_m, tile_n, batch)
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
-        src = vals if fused is None else fused.values(vals, groups)
         if cfg.epi_buffers == 1:
             buf = epi_wg
         elif chunks % cfg.epi_buffers == 0:
@@ -384,6 +383,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         if cfg.c_bytes == 2:
             # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
             for j in list(groups)[::2]:
+                src = vals if fused is None else fused.values(vals, range(j, j + 2))
                 packed = [H.pack_b16x2(src[lo], src[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
                 jloc = j - chunk * cfg.epi_n // 8
                 trans = cfg.c_major == "m"
@@ -392,6 +392,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         else:
             for j in groups:
                 jloc = j - chunk * cfg.epi_n // 8
+                src = vals if fused is None else fused.values(vals, range(j, j + 1))
                 for h in (0, 1):
                     lo = H.to_f32(src[4 * j + 2 * h])
                     hi = H.to_f32(src[4 * j + 2 * h + 1])

@@ -254,7 +254,11 @@ class GemmPlan:
         self.maps = [drv.CUtensorMap(_ptr=self.params.address + o) for o in slots]
         self._replace = drv.cuTensorMapReplaceAddress
         self.addresses = [m.data_ptr() for m in (ta, tb, tc)]
+        self.bias_length = None
         if cfg.fused:
+            self.bias_length = bias_length_to_stage(self.epilogue, p.m, p.n)
+            self.bias_align = bias_align(self.epilogue, cfg.c_bytes)
+            self.epilogue_bias_length = p.n if cfg.bias == "n" else p.m
             offsets = dict(zip((prm.name for prm in kernel.layout.params), kernel.layout.offsets, strict=True))
             at = self.params.address
             self._bias_ptr = ctypes.c_uint64.from_address(at + offsets["bias_ptr"])
@@ -295,8 +299,9 @@ class GemmPlan:
                 with _on(torch, stream):
                     out.zero_()
             return out
+        staged_bias = None  # a contiguous copy of a strided or broadcast bias, alive until the launch is queued
         if self.epilogue is not None and self.config.fused:
-            self._set_epilogue(epi, out, pc)
+            staged_bias = self._set_epilogue(epi, out, pc, stream)
         if stream is None:
             s = current_stream(self.device)
         else:
@@ -306,6 +311,7 @@ class GemmPlan:
             self.point(1, pb)
             self.point(2, pc)
             self.launch(s)
+            del staged_bias  # freed in stream order: the launch was queued first
             return out
         with _on(torch, stream):
             views = []
@@ -323,14 +329,21 @@ class GemmPlan:
         return out
 
 
-    def _set_epilogue(self, epi: tuple, out: Any, pc: int) -> None:
-        """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked)."""
+    def _set_epilogue(self, epi: tuple, out: Any, pc: int, stream: Any) -> Any:
+        """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked);
+        returns the contiguous copy of a bias the kernel cannot read as it is (else None)."""
         bias, inp, alpha, beta, _ = epi
         sc = _span(out.shape, out.stride(), DTYPE_BYTES[canonical_dtype(str(out.dtype))])
+        staged = None
         if bias is not None:
             p = bias.data_ptr()
             if pc < p + self.epi_spans[0] and p < pc + sc:
                 raise ValueError("out overlaps bias; gemm() needs a separate output")
+            if self.bias_length is not None or p % self.bias_align:
+                length, storage = self.bias_length or (self.epilogue_bias_length, self.epilogue_bias_length)
+                with _on(self._torch, stream):
+                    staged = _bias_vector(bias, length, storage)
+                p = staged.data_ptr()
             self._bias_ptr.value = p
         if self.epilogue.has_input:
             p = inp.data_ptr()
@@ -340,22 +353,53 @@ class GemmPlan:
             self._input_ptr.value = p
             self._beta.value = float(beta if beta is not None else 1.0)
         self._alpha.value = float(alpha)
+        return staged
 
 
 def _fused_values(e: Any, batched: bool) -> tuple:
-    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e."""
-    bias_ptr = bias_stride = input_ptr = 0
+    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e (a staged bias's address
+    is set per call)."""
+    bias_ptr = input_ptr = 0
     sm = sn = sl = 0
     if e.bias is not None:
         bias_ptr = e.bias.data_ptr()
-        shape, stride = tuple(e.bias.shape), tuple(e.bias.stride())
-        d = -1 if e.bias_mode == "n" else -2  # the mode the vector runs along
-        bias_stride = stride[d] if shape[d] > 1 else 0
     if e.has_input:
         input_ptr = e.input.data_ptr()
         strides = e.input_strides
         sl, sm, sn = strides if batched else (0, *strides)
-    return (bias_ptr, bias_stride, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0)
+    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0)
+
+
+def bias_length_to_stage(e: Any, m: int, n: int) -> tuple[int, int] | None:
+    """(length, storage length) of the contiguous vector a bias of this geometry is copied to, or None when the
+    kernel reads it as it is (its address is checked per call: `bias_align`).
+
+    The kernel reads bias element i at `bias_ptr + i`, an N bias as pairs of elements (2j, 2j + 1): a bias with
+    a non-unit stride along its mode or one value broadcast over N > 1 (M > 1) is copied, and an N bias of odd
+    length too, into storage of even length (the pair of the last column stays inside it).
+    """
+    if e.bias is None:
+        return None
+    d, length = (-1, n) if e.bias_mode == "n" else (-2, m)
+    ext, stride = e.bias.shape[d], e.bias.stride()[d]
+    storage = length + (length % 2 if e.bias_mode == "n" else 0)
+    readable = ext == length and (stride == 1 or ext == 1) and storage == length
+    return None if readable else (length, storage)
+
+
+def bias_align(e: Any, c_bytes: int) -> int:
+    """The address alignment (bytes) the kernel needs of the bias: a pair of elements along N, one along M."""
+    return 2 * c_bytes if e.bias_mode == "n" else c_bytes
+
+
+def _bias_vector(bias: Any, length: int, storage: int) -> Any:
+    """bias as a contiguous vector of `length` elements (a broadcast value repeated) in `storage` elements."""
+    v = bias.reshape(-1)
+    if v.numel() == 1 and length > 1:
+        v = v.expand(length)
+    out = v.new_zeros(storage)
+    out[:length].copy_(v)
+    return out
 
 
 def _empty_k_epilogue(torch: Any, e: Any, epi: tuple, a: Any, b: Any, out: Any, shape: tuple) -> Any:
