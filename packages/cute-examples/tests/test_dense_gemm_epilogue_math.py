@@ -1,5 +1,6 @@
-"""The fused epilogue's arithmetic (dense_gemm.epilogue_math) run on the CPU: the very emitters the kernel uses,
-with MLIR's `math` dialect (libm) standing in for cute_ir.math's GPU functions, executed by MLIR's
+"""The fused epilogue's arithmetic (dense_gemm.epilogue_math) run on the CPU: the very emitters the kernel uses
+(GELU's erf approximation included), with MLIR's `math` dialect (libm) standing in for cute_ir.math's GPU
+functions, executed by MLIR's
 ExecutionEngine against torch float32 within `activation.error_bound`; the SwiGLU interleave against torch
 and against the accumulator layout (`epilogue.value_coords`, `swiglu_sources`)."""
 
@@ -23,11 +24,13 @@ from mlir.execution_engine import ExecutionEngine  # noqa: E402
 
 
 def _cpu_math() -> em.Math:
-    def sigmoid(x: ir.Value) -> ir.Value:
-        one = arith.constant(ir.F32Type.get(), 1.0)
-        return arith.divf(one, arith.addf(one, mmath.exp(arith.negf(x))))
+    def one() -> ir.Value:
+        return arith.constant(ir.F32Type.get(), 1.0)
 
-    return em.Math(erf=mmath.erf, tanh=mmath.tanh, sigmoid=sigmoid)
+    def sigmoid(x: ir.Value) -> ir.Value:
+        return arith.divf(one(), arith.addf(one(), mmath.exp(arith.negf(x))))
+
+    return em.Math(exp2=mmath.exp2, rcp=lambda x: arith.divf(one(), x), tanh=mmath.tanh, sigmoid=sigmoid)
 
 
 _ENGINES: dict[str, ExecutionEngine] = {}
