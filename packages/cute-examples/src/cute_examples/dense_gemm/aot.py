@@ -119,8 +119,11 @@ def aot_configs() -> list[GemmConfig]:
     seen: dict[str, GemmConfig] = {}
     from .epilogue_cases import bench_epilogue_configs, gpu_case_configs
 
+    from .split_k_cases import split_sweep_configs
+
     fused = gpu_case_configs() + bench_epilogue_configs()  # the epilogue GPU tests' and benchmark's
-    for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused:
+    split = split_sweep_configs()  # the split-K / stream-K GPU tests' and the choice's tiles
+    for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split:
         seen.setdefault(cfg.name, cfg)
         # gemm() stages an M-major C whose M ends inside a 16-byte chunk through an N-major scratch buffer
         staged = dataclasses.replace(cfg, c_major="n")

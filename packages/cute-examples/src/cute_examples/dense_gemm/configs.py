@@ -80,10 +80,12 @@ def every_config() -> list[GemmConfig]:
 
 
 def sweep_configs() -> list[GemmConfig]:
-    """What the full sweep compiles: `every_config()` and every epilogue kind on the representative tiles."""
+    """What the full sweep compiles: `every_config()`, every epilogue kind on the representative tiles and the
+    representative split-K / stream-K configs (`split_k_cases.split_sweep_configs`)."""
     from .epilogue_cases import kind_configs
+    from .split_k_cases import split_sweep_configs
 
-    return every_config() + kind_configs()
+    return every_config() + kind_configs() + split_sweep_configs()
 
 
 def _a_split(cfg: GemmConfig) -> bool:

@@ -20,6 +20,11 @@ The kernel is a public-API JIT kernel (`@cute_runtime.kernel`): its compile-time
 cluster_n, 1) with `clusters` <= the number of work units (`host.schedule`). `compile_gemm(cfg, target)` and
 `kernel_of(cfg, cc, device)` specialize it on a config alone (its run-time parameters do not change the spec).
 
+A config whose `decomposition` shares tiles' K loops (split-K, stream-K) is the kernel `dense_gemm_split`
+(`split_k`): the same body walking the scheduler's split units with a running stage/phase count, whose
+run-time parameters add `split_k.SPLIT_PARAMS` and whose consumers run the ordered fix-up before the epilogue
+of a tile's last unit. The data-parallel kernels and their PTX are unchanged.
+
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
 `dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the contiguous bias's and the
 input's addresses as u64, the input's element strides as i64, alpha and beta as f32) and whose epilogue
@@ -125,17 +130,22 @@ def dense_gemm_fused(
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
-def _start(kb, config, descs, mnkl, raster_n, swz_log, fused) -> None:  # noqa: ANN001 - JitBuilder, run-time values
+def _start(kb, config, descs, mnkl, raster_n, swz_log, fused, split=None) -> None:  # noqa: ANN001 - JitBuilder, values
     if kb.target != config.target:
         raise ValueError(f"config.target is {config.target}, the kernel compiles for {kb.target}")
     plan = make_plan(config)
     kb.reserve_shared_memory(plan.smem.dynamic_smem_bytes)
     kb.launch_bounds(min_blocks_per_sm=1)
-    _emit(plan, kb, descs, mnkl, raster_n, swz_log, fused)
+    _emit(plan, kb, descs, mnkl, raster_n, swz_log, fused, split)
 
 
 def _kernel_fn(cfg: GemmConfig) -> Any:
-    """The JIT kernel function of cfg: dense_gemm, or dense_gemm_fused for a fused epilogue."""
+    """The JIT kernel function of cfg: dense_gemm, dense_gemm_fused for a fused epilogue, dense_gemm_split when
+    units share tiles' K loops."""
+    if cfg.shares_k:
+        from .split_k import dense_gemm_split
+
+        return dense_gemm_split
     return dense_gemm_fused if cfg.fused else dense_gemm
 
 
@@ -146,7 +156,12 @@ def _config(cfg: GemmConfig) -> GemmConfig:
 
 def gemm_spec(cfg: GemmConfig) -> dict:
     """The JIT spec of `cfg`'s kernel (what the compile cache and AOT bundles key it by)."""
-    unset = (None,) * (len(PARAMS) + (len(FUSED_PARAMS) if cfg.fused else 0))  # run-time: not in the spec
+    extra = len(FUSED_PARAMS) if cfg.fused else 0
+    if cfg.shares_k:
+        from .split_k import SPLIT_PARAMS
+
+        extra = len(SPLIT_PARAMS)
+    unset = (None,) * (len(PARAMS) + extra)  # run-time: not in the spec
     return _kernel_fn(cfg).specialize(*unset, config=_config(cfg))[0]
 
 
@@ -163,7 +178,7 @@ def kernel_of(cfg: GemmConfig, cc: tuple[int, int], device: int | None = None) -
     return _kernel_fn(cfg).kernel_for(gemm_spec(cfg), cc, device)
 
 
-def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused) -> None:  # noqa: ANN001 - JitBuilder, run-time values
+def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noqa: ANN001 - JitBuilder, values
     from cute_ir import hopper as H
     from cute_ir.control import if_
     from cute_ir.hopper.scheduler import PersistentScheduler
@@ -192,11 +207,19 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused) -> None:  # noqa: ANN0
     else:
         k.barrier()
 
-    sched = PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log)
+    if split is None:
+        sched = PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log)
+    else:
+        # split units: each role evaluates the schedule itself (its values would otherwise live across
+        # setmaxnreg into the producer's 40 registers)
+        def split_sched() -> PersistentScheduler:
+            return PersistentScheduler(
+                cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log, cfg.decomposition, split.splits
+            )
 
     def producer() -> None:
         H.setmaxnreg_dec(PRODUCER_REGS)
-        _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem)
+        _producer(plan, sched if split is None else split_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem)
 
     def consumer() -> None:
         H.setmaxnreg_inc(CONSUMER_REGS)
@@ -205,7 +228,10 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused) -> None:  # noqa: ANN0
             from .epilogue_fused import FusedParams
 
             epilogue = (FusedParams(*fused), m, n)
-        _consumer(plan, sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue)
+        role_sched = sched if split is None else split_sched()
+        _consumer(
+            plan, role_sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue, split
+        )
 
     # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
     if_(wg == 0, producer, consumer)
@@ -229,11 +255,13 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
         a_mask = H.multicast_mask(cluster, cta, 1) if cfg.cluster_n > 1 else None
         b_mask = H.multicast_mask(cluster, cta, 0) if cfg.cluster_m > 1 else None
 
-        def unit_body(u: Int) -> None:
-            tile_m, tile_n, batch, _, _ = sched.work_unit(u)  # data-parallel: K tiles 0..k_tiles
+        def unit_body(u: Int, count: Any = None) -> list:
+            wu = sched.work_unit(u)
+            tile_m, tile_n, batch = wu.m, wu.n, wu.l
 
             def k_tile(kt: Int) -> None:
-                it = u * sched.k_tiles + kt
+                # the running K-tile count: unit * k_tiles when every unit covers all of K
+                it = u * sched.k_tiles + kt if count is None else count + (kt - wu.k_begin)
                 stage, phase = pipe.stage_phase(it)
                 pipe.producer_acquire(stage, phase)
                 pipe.producer_commit(stage)
@@ -248,25 +276,41 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
                     plan.b, b_desc, b_stage, full, tile_n * cfg.tile_n, k0, batch, b_mask, sched.cta_m
                 )
 
-            for_(0, sched.k_tiles, 1, k_tile)
+            if count is None:
+                for_(0, sched.k_tiles, 1, k_tile)
+                return []
+            for_(wu.k_begin, wu.k_end, 1, k_tile)
+            return [count + (wu.k_end - wu.k_begin)]
 
-        for_(0, sched.num_units, 1, unit_body)
-        pipe.producer_tail(sched.num_units * sched.k_tiles)
+        if not cfg.shares_k:
+            for_(0, sched.num_units, 1, unit_body)
+            pipe.producer_tail(sched.num_units * sched.k_tiles)
+        else:
+            (count,) = for_(0, sched.num_units, 1, unit_body, init=[_zero_i32()])
+            pipe.producer_tail(count)
 
     if_(tid == 0, one_thread)
+
+
+def _zero_i32() -> Any:
+    """A run-time i32 0 (the initial running K-tile count)."""
+    from cute_ir.types import I32
+    from cute_ir.values import Int, const
+
+    return Int(const(0, I32()))
 
 
 def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
     pipe.release_group(stage, tid_in_wg, sched.cta_m, sched.cta_n)
 
 
-def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
-    """Wait for K-tile `kt`'s stage, issue its wgmma chain and commit it; returns (accumulator, stage)."""
+def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
+    """Wait for the stage of the CTA's `it`-th K-tile, issue its wgmma chain and commit it; returns
+    (accumulator, stage)."""
     from cute_ir import hopper as H
 
     cfg = plan.cfg
     atom = plan.wgmma
-    it = unit * sched.k_tiles + kt
     stage, phase = pipe.stage_phase(it)
     pipe.consumer_wait(stage, phase)
     a_off = a_wg_addr + stage * cfg.a_stage_bytes
@@ -282,13 +326,11 @@ def _mma_k_tile(plan, pipe, sched, unit: Int, kt: Any, acc, a_wg_addr: Int, b_ad
     return acc, stage
 
 
-def _stage_of(pipe, sched, unit: Int, kt: Any) -> Int:  # noqa: ANN001
-    """The pipeline stage of K-tile `kt` of the cluster's `unit`-th work unit."""
-    return pipe.stage_phase(unit * sched.k_tiles + kt)[0]
-
-
-def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int) -> Any:  # noqa: ANN001
+def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int, krange=None) -> Any:  # noqa: ANN001
     """One work unit's K loop of a consumer warpgroup; returns the finished accumulators (all groups waited).
+
+    `krange` = (count, k_begin, k_end): the unit's K tiles and the running K-tile count at its start (split
+    units); None: all K tiles, unit `unit` starting at count unit * k_tiles.
 
     K-tile 0 is peeled (its first K-block may use scale-d = 0). With k_pipe_mmas = 1 the group of K-tile kt
     stays in flight while K-tile kt+1's is issued: after committing kt+1, `wait_group 1` retires kt's group
@@ -299,27 +341,38 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
 
     cfg = plan.cfg
     atom = plan.wgmma
+    if krange is None:
+        k_first, k_end = 0, sched.k_tiles
+
+        def it_of(kt: Any) -> Any:
+            return unit * sched.k_tiles + kt
+    else:
+        count, k_first, k_end = krange
+
+        def it_of(kt: Any) -> Any:
+            return count + (kt - k_first)
+
     init = H.zero_accumulator(atom) if cfg.acc_init == "zero" else H.undef_accumulator(atom)
-    acc, stage0 = _mma_k_tile(plan, pipe, sched, unit, 0, init, a_wg_addr, b_addr, first=True)
+    acc, stage0 = _mma_k_tile(plan, pipe, it_of(k_first), init, a_wg_addr, b_addr, first=True)
     if cfg.k_pipe_mmas == 0:
         H.wgmma_wait_group(0)
         _release(plan, pipe, stage0, tid_in_wg, sched)
     def k_tile(kt: Int, acc: Any) -> list:
-        acc, stage = _mma_k_tile(plan, pipe, sched, unit, kt, acc, a_wg_addr, b_addr, first=False)
+        acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_wg_addr, b_addr, first=False)
         H.wgmma_wait_group(cfg.k_pipe_mmas)
         # the stage whose reads have now retired: this K-tile's (no group in flight) or the previous one's
-        done = stage if cfg.k_pipe_mmas == 0 else _stage_of(pipe, sched, unit, kt - 1)
+        done = stage if cfg.k_pipe_mmas == 0 else pipe.stage_phase(it_of(kt - 1))[0]
         _release(plan, pipe, done, tid_in_wg, sched)
         return [acc]
 
-    (acc,) = for_(1, sched.k_tiles, 1, k_tile, init=[acc])
+    (acc,) = for_(k_first + 1, k_end, 1, k_tile, init=[acc])
     if cfg.k_pipe_mmas > 0:
         H.wgmma_wait_group(0)
-        _release(plan, pipe, _stage_of(pipe, sched, unit, sched.k_tiles - 1), tid_in_wg, sched)
+        _release(plan, pipe, pipe.stage_phase(it_of(k_end - 1))[0], tid_in_wg, sched)
     return acc
 
 
-def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem, epilogue) -> None:  # noqa: ANN001
+def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem, epilogue, split) -> None:  # noqa: ANN001
     from cute_ir import hopper as H
     from cute_ir.control import for_, if_
 
@@ -330,11 +383,26 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
 
     def unit_body(u: Int) -> None:
-        tile_m, tile_n, batch, _, _ = sched.work_unit(u)
+        wu = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
-        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue)
+        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue)
 
-    for_(0, sched.num_units, 1, unit_body)
+    def split_unit_body(u: Int, count: Any) -> list:
+        from .split_k import fixup
+
+        wu = sched.work_unit(u)
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr, (count, wu.k_begin, wu.k_end))
+        acc = fixup(plan, acc, wu, g, tid_in_wg, split)
+        # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
+        if_(wu.part == wu.parts - 1, lambda: _epilogue(
+            plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue
+        ))
+        return [count + (wu.k_end - wu.k_begin)]
+
+    if split is None:
+        for_(0, sched.num_units, 1, unit_body)
+    else:
+        for_(0, sched.num_units, 1, split_unit_body, init=[_zero_i32()])
     # the staging buffers must stay valid until the last TMA stores have read them
     if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 

@@ -32,6 +32,12 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
 - `has_alpha`: scale the accumulators by the run-time `alpha`.
 A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
 bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
+
+Decomposition of K (`decomposition`, cute-nvarch's `DECOMPOSITIONS`): "data_parallel" (every unit one whole
+tile), "split_k" or "stream_k" (units share tiles and add their partial accumulators through a float32
+workspace in an ordered fix-up, `split_k`). A shared-K config is the kernel `dense_gemm_split` (run-time
+parameters add the workspace and flag addresses and split-K's part count); it needs a float32 accumulator,
+no fused epilogue, and a chunk count of the epilogue that is a multiple of `epi_buffers`.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from cute_nvarch.gmma_smem import select_gmma_layout_type
 from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
 from cute_nvarch.smem import SmemPlan
 from cute_nvarch.target import SM90A, TARGETS, compile_target
-from cute_nvarch.tile_scheduler import TileScheduler
+from cute_nvarch.tile_scheduler import DECOMPOSITIONS, TileScheduler
 
 from .activation import ACTIVATIONS, BIAS_MODES
 
@@ -119,7 +125,8 @@ def canonical_dtype(dtype: object, what: str = "dtype") -> str:
 NAME_LEGEND = (
     "dense_gemm_<A,B dtype>_<acc dtype>_<C dtype>_<A,B,C majors>_<tile MxNxK>_c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
-    "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha];",
+    "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
+    "  [_splitk|_streamk = units share tiles' K loops];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
 
@@ -150,6 +157,7 @@ class GemmConfig:
     bias: str | None = None
     has_input: bool = False
     has_alpha: bool = False
+    decomposition: str = "data_parallel"
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype", "c_dtype", "acc_dtype"):
@@ -186,6 +194,7 @@ class GemmConfig:
         if self.release_scope not in RELEASE_SCOPES:
             raise ValueError(f"release_scope must be one of {RELEASE_SCOPES}, got {self.release_scope!r}")
         self._check_epilogue()
+        self._check_decomposition()
         if self.target not in TARGETS or not TARGETS[self.target].has_wgmma:
             wgmma = [t.name for t in TARGETS.values() if t.has_wgmma]
             raise ValueError(f"target must be one of {wgmma} (wgmma and setmaxnreg), got {self.target!r}")
@@ -218,6 +227,27 @@ class GemmConfig:
                     f"multiple of the {self.epi_n}-column epilogue chunk of a {self.c_dtype} {self.c_major}-major C "
                     f"(tile_n >= {2 * self.epi_n})"
                 )
+
+    def _check_decomposition(self) -> None:
+        if self.decomposition not in DECOMPOSITIONS:
+            raise ValueError(f"decomposition must be one of {DECOMPOSITIONS}, got {self.decomposition!r}")
+        if not self.shares_k:
+            return
+        if self.acc_dtype != "float32":
+            raise ValueError(f"decomposition {self.decomposition!r} needs acc_dtype float32, got {self.acc_dtype}")
+        if self.fused:
+            raise ValueError(f"decomposition {self.decomposition!r} takes no fused epilogue")
+        if (self.c_tile_n // self.epi_n) % self.epi_buffers:
+            raise ValueError(
+                f"decomposition {self.decomposition!r} needs the epilogue's {self.c_tile_n // self.epi_n} chunks per "
+                f"tile to be a multiple of epi_buffers={self.epi_buffers} (units without an epilogue break the "
+                "per-unit buffer parity)"
+            )
+
+    @property
+    def shares_k(self) -> bool:
+        """Whether units may share a tile's K loop (split-K, stream-K: the `dense_gemm_split` kernel)."""
+        return self.decomposition != "data_parallel"
 
     # --- derived sizes -------------------------------------------------------------------------------
     @property
@@ -327,6 +357,7 @@ class GemmConfig:
             f"p{self.k_pipe_mmas}{self.acc_init[0]}{self.epi_buffers}"
             + ("" if self.release_scope == "cta" else "_rc")
             + self.epilogue_label
+            + ("" if not self.shares_k else "_" + self.decomposition.replace("_", ""))
         )
 
     @property

@@ -1,0 +1,117 @@
+"""Host side of the K decompositions: a launch's schedule (kind, count, units, grid), its workspace, the launch.
+
+`schedule_of(shape, cfg, num_sms, splits)` describes the persistent launch of `cfg` for an M x N x K x L
+problem: data-parallel (host.schedule's grid and order), split-K (`splits` parts of every tile's K tiles)
+or stream-K (cfg.decomposition), all from cute-nvarch's TileScheduler/KWork (what the kernel walks).
+`Schedule.label` is what bench rows and tests print.
+
+`Workspace` holds, per device and stream, the float32 partial tiles and the int32 fix-up flags (zeroed
+once; the kernel leaves them zero) and grows them when a launch needs more; launches on one stream are
+ordered, so they may share it, and launches on different streams get their own (`split_k`'s fix-up is
+only safe when the launches sharing a workspace do not overlap).
+
+The decomposition may change with the SM count (stream-K's workers are the clusters that fit), so bits
+are reproducible for a fixed device model, SM count, shape, strides, dtypes and config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from cute_nvarch.tile_scheduler import Decomposition
+
+from .spec import GemmConfig
+from .split_k import flag_count, workspace_bytes
+
+__all__ = ["Schedule", "Workspace", "launch_decomposed", "schedule_of"]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """One launch's decomposition and grid (what a bench row prints)."""
+
+    kind: str
+    splits: int  # split-K parts per tile (effective: at most the K tiles), else 1
+    workers: int  # stream-K workers (clusters sharing the last tiles' K iterations), else 0
+    sk_tiles: int  # cluster tiles shared by stream-K workers
+    units: int  # cluster-shaped units the launch walks (stream-K: one per worker plus the data-parallel tiles)
+    shared_cta_tiles: int  # CTA tiles with partial accumulators in the workspace
+    grid: tuple[int, int, int]
+    raster_along_n: int
+    swizzle_log: int
+
+    @property
+    def label(self) -> str:
+        """e.g. "stream_k W=132 sk_tiles=84 units=528 grid=132x1x1"."""
+        grid = "x".join(map(str, self.grid))
+        count = {"split_k": f" S={self.splits}", "stream_k": f" W={self.workers} sk_tiles={self.sk_tiles}"}
+        return f"{self.kind}{count.get(self.kind, '')} units={self.units} grid={grid}"
+
+    @property
+    def decomposition(self) -> Decomposition:
+        """The cute-nvarch Decomposition of this launch."""
+        return Decomposition(self.kind, self.splits if self.kind == "split_k" else 1)
+
+
+def schedule_of(shape: Any, cfg: GemmConfig, num_sms: int, splits: int = 1) -> Schedule:
+    """The launch schedule of `cfg` for `shape` (anything with m, n, k, l) on `num_sms` SMs."""
+    from .host import schedule
+
+    sched = cfg.tile_scheduler
+    m, n, k, l = shape.m, shape.n, shape.k, shape.l
+    grid, raster_n, swz = schedule(shape, cfg, num_sms)
+    if not cfg.shares_k:
+        units = sched.num_units(m, n, l)
+        return Schedule("data_parallel", 1, 0, 0, units, 0, grid, raster_n, swz)
+    decomp = Decomposition(cfg.decomposition, splits if cfg.decomposition == "split_k" else 1)
+    clusters = sched.decomposed_clusters(decomp, m, n, k, l, num_sms)
+    work = sched.k_work(decomp, m, n, k, l, clusters)
+    return Schedule(
+        cfg.decomposition, work.splits, work.workers, work.sk_tiles, work.total_units,
+        sched.workspace_tiles(decomp, m, n, k, l, clusters), (cfg.cluster_m * clusters, cfg.cluster_n, 1),
+        raster_n, swz,
+    )
+
+
+class Workspace:
+    """Per (device, stream) float32 partial tiles and zeroed int32 flags of a plan, grown on demand."""
+
+    def __init__(self) -> None:
+        self._held: dict[tuple[int, int], tuple[Any, Any]] = {}
+
+    def pointers(self, cfg: GemmConfig, schedule: Schedule, device: Any, stream: Any) -> tuple[int, int]:
+        """(workspace, flags) device addresses for a launch of `schedule` on `stream` (torch tensors kept)."""
+        import torch
+
+        tiles = max(schedule.shared_cta_tiles, 1)
+        need_ws, need_flags = workspace_bytes(cfg, tiles) // 4, flag_count(cfg, tiles)
+        key = (device.index if device.index is not None else torch.cuda.current_device(), stream.cuda_stream)
+        held = self._held.get(key)
+        if held is None or held[0].numel() < need_ws or held[1].numel() < need_flags:
+            with torch.cuda.stream(stream):
+                held = (
+                    torch.empty(need_ws, dtype=torch.float32, device=device),
+                    torch.zeros(need_flags, dtype=torch.int32, device=device),
+                )
+            self._held[key] = held
+        return held[0].data_ptr(), held[1].data_ptr()
+
+
+def launch_decomposed(
+    kernel: Any, problem: Any, cfg: GemmConfig, schedule: Schedule, workspace: Workspace, stream: Any = None
+) -> None:
+    """Encode the descriptors and launch `kernel` (cfg's dense_gemm_split) for `problem` with `schedule`."""
+    import torch
+
+    from .host import tensor_maps
+
+    if not cfg.shares_k:
+        raise ValueError(f"launch_decomposed: config {cfg.name} is data-parallel (use host.launch_gemm)")
+    device = torch.device("cuda", torch.cuda.current_device())
+    stream = stream if stream is not None else torch.cuda.current_stream()
+    ws, flags = workspace.pointers(cfg, schedule, device, stream)
+    a_map, b_map, c_map = tensor_maps(problem, cfg)
+    p, s = problem, schedule
+    kernel.launch(s.grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log,
+                  ws, flags, s.splits, stream=stream.cuda_stream)

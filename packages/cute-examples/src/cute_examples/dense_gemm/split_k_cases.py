@@ -1,0 +1,58 @@
+"""The split-K / stream-K cases: GPU tests (each with the fewest units it must show sharing one tile), and the
+representative configs that the config sweep compiles and the AOT bundle holds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .spec import GemmConfig
+
+__all__ = ["SPLIT_GPU_CASES", "SplitCase", "split_sweep_configs"]
+
+
+@dataclass(frozen=True)
+class SplitCase:
+    """A GPU test case: config, (M, N, K), split-K parts, the most units sharing a tile it must reach."""
+
+    config: GemmConfig
+    mnk: tuple[int, int, int]
+    splits: int
+    min_parts: int
+
+    @property
+    def label(self) -> str:
+        """A pytest id."""
+        m, n, k = self.mnk
+        return f"{self.config.decomposition}_{self.config.tile_m}x{self.config.tile_n}_" \
+               f"c{self.config.cluster_m}x{self.config.cluster_n}_{self.config.a_dtype}_{m}x{n}x{k}_s{self.splits}"
+
+
+def _cfg(kind: str, tile: tuple[int, int], cluster: tuple[int, int] = (1, 1), dtype: str = "float16",
+         c_dtype: str | None = None) -> GemmConfig:
+    return GemmConfig(a_dtype=dtype, b_dtype=dtype, c_dtype=c_dtype or dtype, tile_m=tile[0], tile_n=tile[1],
+                      cluster_m=cluster[0], cluster_n=cluster[1], decomposition=kind)
+
+
+SPLIT_GPU_CASES = (
+    # stream-K only: 8 tiles < the SMs, 64 K tiles each over all workers: many units per tile
+    SplitCase(_cfg("stream_k", (128, 128)), (256, 512, 4096), 1, 3),
+    # a full data-parallel wave, then the remaining tiles' K iterations (odd sizes: partial tiles and K tile)
+    SplitCase(_cfg("stream_k", (128, 256), dtype="bfloat16"), (2000, 3000, 1000), 1, 2),
+    SplitCase(_cfg("stream_k", (64, 128), c_dtype="float32"), (333, 1000, 2100), 1, 2),
+    # split-K: every tile in S parts
+    SplitCase(_cfg("split_k", (128, 128)), (300, 700, 3000), 4, 4),
+    SplitCase(_cfg("split_k", (128, 256), (2, 1), dtype="bfloat16"), (512, 1024, 4096), 3, 3),
+)
+
+
+def split_sweep_configs() -> list[GemmConfig]:
+    """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
+    choice uses for them in both dtypes, and the GPU cases'."""
+    out = []
+    for dtype in ("float16", "bfloat16"):
+        for kind in ("split_k", "stream_k"):
+            for tile in ((128, 256), (128, 128), (64, 256), (64, 128)):
+                out.append(_cfg(kind, tile, dtype=dtype))
+        out.append(_cfg("split_k", (128, 256), (2, 1), dtype=dtype))
+    out += [c.config for c in SPLIT_GPU_CASES]
+    return list(dict.fromkeys(out))
