@@ -28,24 +28,24 @@ def _dt(name):
     return getattr(torch, name)
 
 
-def _operands(case, seed):
-    g = torch.Generator(device="cuda").manual_seed(seed)
+def _operands(case, seed, device="cuda"):
+    g = torch.Generator(device=device).manual_seed(seed)
     m, n, k, l = case.mnkl
     ab, cd = _dt(case.dtype), _dt(case.c_dtype)
     lead = (l,) if l > 1 else ()
 
     def randn(*shape, dtype=ab, scale=1.0):
-        return (torch.randn(*shape, device="cuda", generator=g) * scale).to(dtype)
+        return (torch.randn(*shape, device=device, generator=g) * scale).to(dtype)
 
     def quarters(*shape):  # exact products and sums in float32
-        return (torch.randint(-2, 3, shape, device="cuda", generator=g).float() / 4).to(ab)
+        return (torch.randint(-2, 3, shape, device=device, generator=g).float() / 4).to(ab)
 
     a = quarters(*lead, m, k)
     if case.activation == "swiglu":
         w = interleave_gate_up(quarters(n // 2, k), quarters(n // 2, k))
     else:
-        w = quarters(n, k)
-    b = w.t() if l == 1 else w.expand(l, n, k).transpose(1, 2)  # (.., K, N), K-major
+        w = quarters(*lead, n, k)
+    b = w.transpose(-1, -2)  # (.., K, N), K-major, dense batches (the geometry epilogue_cases.case_problem plans)
     bias = None
     if case.bias is not None:
         length = n if case.bias == "n" else m
@@ -56,9 +56,9 @@ def _operands(case, seed):
             bias = bias[:, None]
     nc = case.n_out
     if case.c_major == "n":
-        out = torch.empty(*lead, m, nc, device="cuda", dtype=cd)
+        out = torch.empty(*lead, m, nc, device=device, dtype=cd)
     else:
-        out = torch.empty(*lead, nc, m, device="cuda", dtype=cd).transpose(-1, -2)
+        out = torch.empty(*lead, nc, m, device=device, dtype=cd).transpose(-1, -2)
     out.fill_(float("nan"))
     inp = {"full": lambda: randn(*lead, m, nc, dtype=cd), "row": lambda: randn(nc, dtype=cd),
            "col": lambda: randn(m, 1, dtype=cd), None: lambda: None}.get(case.input, lambda: None)()
@@ -134,6 +134,37 @@ def test_fused_epilogue_matches_float64_within_its_bound(case):
     alpha = case.alpha if case.alpha == 1 else -case.alpha * 1.5
     beta = case.beta if case.beta in (None, 0) else case.beta * 2
     _run(case, 2, alpha, beta)
+
+
+def test_gpu_cases_run_configs_in_the_bundle():
+    """(CPU) The configs gemm() picks for the tensors this test builds are the ones the AOT bundle holds."""
+    from cute_examples.dense_gemm.epilogue_args import check_epilogue
+    from cute_examples.dense_gemm.epilogue_cases import gpu_case_configs
+    from cute_examples.dense_gemm.host import choose_epilogue_config
+    from cute_examples.dense_gemm.launch_plan import Layout, staged_problem
+
+    bundled = {c.name for c in gpu_case_configs()}
+    for case in GPU_CASES:
+        a, b, bias, inp, out = _operands(case, 1, "cpu")
+        la, lb, lc = (Layout(t.shape, t.stride(), t.dtype, t.data_ptr()) for t in (a, b, out))
+        fields = check_epilogue(_cuda_like(a), _cuda_like(b), _cuda_like(out), case.c_dtype,
+                                activation=case.activation, alpha=case.alpha,
+                                beta=case.beta, input=None if inp is None else _cuda_like(inp),
+                                bias=None if bias is None else _cuda_like(bias)).config_fields
+        assert fields == case.fields, case.name
+        n_out = case.n_out if case.activation == "swiglu" else None
+        problem = staged_problem(la, lb, lc, n_out=n_out)
+        for sms in (132, 114):
+            cfg = choose_epilogue_config(problem, fields, num_sms=sms)
+            assert cfg.name in bundled, (case.name, cfg.name)
+
+
+def _cuda_like(t):
+    """A CPU tensor's geometry as a CUDA tensor's (what check_epilogue reads)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(shape=t.shape, stride=t.stride, dtype=t.dtype, data_ptr=t.data_ptr, is_cuda=True,
+                           device=torch.device("cuda", 0), dim=t.dim)
 
 
 @requires_sm90
