@@ -9,8 +9,10 @@ A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it h
 every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C (all with
 the default "fast" speed options); `variant_configs()` is the "base" variant of a few of those (the GPU
 tests compare the two); `bench_configs()` is every config the benchmark rows and `--tune` candidates of
-the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe); the fused
-epilogue's GPU test calls and benchmark rows add theirs (`epilogue_cases`).
+the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe), and the model
+suite's (`bench_models.model_configs`); the fused epilogue's GPU test calls and benchmark rows add theirs
+(`epilogue_cases`), split-K / stream-K theirs (`split_k_cases.split_sweep_configs`: every tile the choice may
+decompose on, so a recalibrated choice stays inside the bundle).
 """
 
 from __future__ import annotations
@@ -111,14 +113,15 @@ def bench_configs() -> list[GemmConfig]:
             for sms in BENCH_NUM_SMS:
                 for cfg in tune_candidates(bench_shape(mnkl, dtype), "float32", sms):
                     out.extend(cfg.with_variant(v) for v in VARIANTS)
-    return out
+    from .bench_models import model_configs
+
+    return out + model_configs()  # the model suite's rows (bench --suite models)
 
 
 def aot_configs() -> list[GemmConfig]:
     """Every configuration the GPU tests, the CLI's defaults and the benchmark need (no duplicates)."""
     seen: dict[str, GemmConfig] = {}
     from .epilogue_cases import bench_epilogue_configs, gpu_case_configs
-
     from .split_k_cases import split_sweep_configs
 
     fused = gpu_case_configs() + bench_epilogue_configs()  # the epilogue GPU tests' and benchmark's

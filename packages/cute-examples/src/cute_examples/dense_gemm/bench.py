@@ -2,6 +2,10 @@
 
     python -m cute_examples.dense_gemm.bench [--variant fast,cluster_release,base] [--iterations 30]
                                              [--bundle DIR]
+    python -m cute_examples.dense_gemm.bench --suite models [--quick] [--decomposition auto|data_parallel]
+
+`--suite models` runs the real-model shape suite instead (`bench_models`: Llama-3 8B/70B layers at 1..8192
+tokens, squares, odd and batched shapes, with the split-K / stream-K choice; rows print config and schedule).
 
 For float16 and bfloat16 (float32 accumulation, C in the input dtype) at every `BENCH_SHAPES` entry: A is
 row-major (M, K), B is the transpose of a row-major (N, K) (both K-major: CUTLASS's "TN" GEMM), C row-major.
@@ -25,7 +29,7 @@ from typing import Any
 
 from cute_nvarch.target import SM90A
 
-from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
+from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option, switch
 from ..report import GPU_HOST_BENCH, no_gpu_ending
 from .choice import GemmShape
 from .spec import AB_DTYPES, VARIANTS, GemmConfig, runs_on
@@ -198,11 +202,17 @@ def parser() -> Parser:
     p = make_parser("python -m cute_examples.dense_gemm.bench", (__doc__ or "").split("\n")[0], [
         "python -m cute_examples.dense_gemm.bench",
         "python -m cute_examples.dense_gemm.bench --variant fast,base --iterations 50 --bundle build/aot",
+        "python -m cute_examples.dense_gemm.bench --suite models --quick --bundle build/aot",
     ])
     option(p, "--iterations", type=number(int, 1), default=30, example="50", metavar="N",
            help=f"timed calls per measurement (at least {MIN_ITERATIONS} are taken)")
     option(p, "--variant", type=_variants, default=DEFAULT_VARIANTS, example="fast,base", metavar="LIST",
            help=f"comma-separated names of {', '.join(VARIANTS)}; the first gives the headline")
+    option(p, "--suite", choices=("default", "models"), default="default", example="models",
+           help="default: the variant table; models: the real-model shape suite (bench_models)")
+    switch(p, "--quick", help="with --suite models: the quick subset")
+    option(p, "--decomposition", choices=("auto", "data_parallel"), default="auto", example="data_parallel",
+           help="with --suite models: the k_choice pick (auto) or data-parallel only")
     add_bundle_flag(p)
     return p
 
@@ -227,6 +237,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(line)
         return 0
     print(f"device: {torch.cuda.get_device_name()}")
+    if args.suite == "models":
+        from .bench_models import model_rows
+
+        model_rows(min(args.iterations, 20), args.quick, args.decomposition, log=lambda r: print(r, flush=True))
+        return 0
     for row in gemm_rows(args.iterations, variants):
         print(row)
     return 0

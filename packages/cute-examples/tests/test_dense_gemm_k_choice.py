@@ -1,0 +1,55 @@
+"""The decomposition cost model and the model-shape suite without a GPU: calibration file, choices, AOT cover."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cute_examples.dense_gemm.choice import GemmShape
+from cute_examples.dense_gemm.spec import GemmConfig
+
+
+def test_calibration_file_is_complete(tmp_path):
+    from cute_examples.dense_gemm.k_choice import CALIBRATION_FILE, calibration
+
+    cal = calibration()
+    assert cal.sm_flop_per_us > 0 and cal.hbm_bytes_per_us > 0 and 0 <= cal.min_gain < 1
+    data = json.load(open(CALIBRATION_FILE))
+    assert "calibrate" in data["about"] and data["device"] and data["date"]
+    del data["hbm_bytes_per_us"]
+    bad = tmp_path / "cal.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="'hbm_bytes_per_us' is missing"):
+        calibration(str(bad))
+
+
+def test_model_follows_waves_and_k():
+    """General behaviour (not a table): a full wave stays data-parallel; too few tiles for the SMs with a long K
+    splits; a partial last wave of a long-K problem goes stream-K; K too short to share stays data-parallel."""
+    from cute_examples.dense_gemm.k_choice import Calibration, choose_decomposition
+
+    cal = Calibration(sm_flop_per_us=7.49e6, sm_load_bytes_per_us=1e6, hbm_bytes_per_us=1e9,
+                      sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1)
+    cfg = GemmConfig(tile_n=256)
+    assert choose_decomposition(GemmShape(128 * 132, 256, 8192), cfg, 132, cal).kind == "data_parallel"
+    few = choose_decomposition(GemmShape(256, 2048, 16384), cfg, 132, cal)  # 16 tiles, 256 K tiles
+    assert few.kind != "data_parallel"
+    partial = choose_decomposition(GemmShape(128 * 140, 256, 16384), cfg, 132, cal)  # 140 tiles on 132 SMs
+    assert partial.kind == "stream_k"
+    assert choose_decomposition(GemmShape(256, 2048, 64), cfg, 132, cal).kind == "data_parallel"
+
+
+def test_suite_and_its_configs_are_in_the_bundle():
+    from cute_examples.dense_gemm.aot import aot_configs
+    from cute_examples.dense_gemm.bench_models import model_configs, row_config, suite
+
+    shapes = suite()
+    assert len(shapes) >= 30 and len(suite(quick=True)) < len(shapes)
+    assert {s.m for s in shapes if s.label.startswith("llama3")} == {1, 16, 128, 512, 2048, 8192}
+    assert any(s.l > 1 for s in shapes) and any(s.m % 2 for s in shapes)
+    names = {c.name for c in aot_configs()}
+    assert all(c.name in names for c in model_configs())
+    cfg, choice = row_config(shapes[0], "bfloat16", 132, "data_parallel")
+    assert choice.kind == "data_parallel" and not cfg.shares_k
+    with pytest.raises(ValueError, match="decomposition must be one of"):
+        row_config(shapes[0], "bfloat16", 132, "tiles")
