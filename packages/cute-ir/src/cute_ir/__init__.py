@@ -12,8 +12,8 @@ Modules: values (Int/Bool SSA integers, const/as_value), control (if_/if_values/
 (thread/block/cluster ids, elect, dynamic shared memory), types (integer and pointer types), kernel
 (KernelDef/Param/KernelBuilder), algebra (layout algebra on run-time values), tensor (pointer + layout
 tensors, fragments, predicated vector copies), math (exp, erf, tanh, sigmoid, ... on float values: libdevice
-or PTX approximations), stages (lower, to_ptx, to_cubin, compile), cache
-(compile_kernel), bundle (write_bundle), hopper (Hopper builders).
+or PTX approximations), scalar (float arithmetic on f32 values, predicated global loads), stages (lower,
+to_ptx, to_cubin, compile), cache (compile_kernel), bundle (write_bundle), hopper (Hopper builders).
 """
 
 from __future__ import annotations

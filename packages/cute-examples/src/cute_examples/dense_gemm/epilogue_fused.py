@@ -16,11 +16,12 @@ pairs or f32 stores) is the plain epilogue's:
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
   2j (gate) and 2j+1 (up) into output group j (`epilogue.swiglu_sources`).
 
-Loads are plain `ld.global` (see `ld_global` for why not `.nc`). Why per-thread loads of the input rather than
-a TMA load into the staging buffer: they need no extra shared memory, barrier or descriptor, they take torch's
-broadcast views (stride 0, which a tensor map cannot encode), and their bytes equal C's own store (one read of
-an M x N tensor per GEMM). A TMA load would save the address arithmetic (a few integer ops per value) at the
-price of a per-chunk mbarrier round trip and a second staging buffer per warpgroup.
+Loads are plain `ld.global` (`cute_ir.scalar.ld_global` says why not `.nc`). Why per-thread loads of the
+input rather than a TMA load into the staging buffer: they need no extra shared memory, barrier or
+descriptor, they take torch's broadcast views (stride 0, which a tensor map cannot encode), and their bytes
+equal C's own store (one read of an M x N tensor per GEMM). A TMA load would save the address arithmetic (a
+few integer ops per value) at the price of a per-chunk mbarrier round trip and a second staging buffer per
+warpgroup.
 """
 
 from __future__ import annotations
@@ -28,16 +29,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cute_ir import scalar as S
 from cute_ir.dtypes import element_type
-from cute_ir.values import as_value, to_i64
+from cute_ir.values import to_i64
 from mlir import ir
-from mlir.dialects import arith, llvm
 
 from . import epilogue_math as em
 from .epilogue import swiglu_sources, value_coords
 from .spec import DTYPE_BYTES, GemmConfig
 
-__all__ = ["FusedEpilogue", "FusedParams", "ld_global"]
+__all__ = ["FusedEpilogue", "FusedParams"]
 
 
 @dataclass(frozen=True)
@@ -54,44 +55,14 @@ class FusedParams:
     beta: Any
 
 
-_LD = {16: ("h", "b16"), 32: ("r", "b32"), 64: ("l", "b64")}
-
-
-def ld_global(address: Any, pred: Any, bits: int) -> ir.Value:
-    """A global load of `bits` (16, 32 or 64; an i16/i32/i64) at the i64 address (aligned to its size), 0 where
-    pred (an i1/Bool) is false.
-
-    A plain (coherent, L1-cached) `ld.global`, not `ld.global.nc`: ptxas may move non-coherent loads across the
-    epilogue's named barriers (read-only data cannot change there) and hoisted every chunk's bias loads of a
-    128x256 tile ahead of the first chunk, which spilled (float16 SiLU with a bias); plain loads stay in their
-    chunk, and L1 serves the repeated bias lines all the same.
-    """
-    if bits not in _LD:
-        raise ValueError(f"ld_global: bits must be 16, 32 or 64, got {bits}")
-    reg, b = _LD[bits]
-    addr = as_value(address, ir.IntegerType.get_signless(64))
-    asm = f"{{ mov.{b} $0, 0; @$2 ld.global.{b} $0, [$1]; }}"
-    return llvm.inline_asm(ir.IntegerType.get_signless(bits), [addr, as_value(pred)], asm, f"={reg},l,b")
-
-
 def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
     """An element of C's dtype at address (0 when not pred) as f32."""
-    raw = ld_global(address, pred, 8 * cfg.c_bytes)
-    return arith.bitcast(ir.F32Type.get(), raw) if cfg.c_bytes == 4 else \
-        arith.extf(ir.F32Type.get(), arith.bitcast(element_type(cfg.c_dtype), raw))
+    return S.as_float(S.ld_global(address, pred, 8 * cfg.c_bytes), element_type(cfg.c_dtype))
 
 
 def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, ir.Value]:
     """Two consecutive elements of C's dtype at address (aligned to two; 0 when not pred) as f32."""
-    f32 = ir.F32Type.get()
-    raw = ld_global(address, pred, 16 * cfg.c_bytes)
-    elem = element_type(cfg.c_dtype)
-    pair = llvm.bitcast(ir.VectorType.get([2], elem), raw)
-    out = []
-    for i in (0, 1):
-        v = llvm.extractelement(pair, arith.constant(ir.IntegerType.get_signless(32), i))
-        out.append(v if cfg.c_bytes == 4 else arith.extf(f32, v))
-    return out[0], out[1]
+    return S.unpack2(S.ld_global(address, pred, 16 * cfg.c_bytes), element_type(cfg.c_dtype))
 
 
 class FusedEpilogue:
@@ -141,7 +112,7 @@ class FusedEpilogue:
                 p.input_stride_l
             addend = _load_f32(cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
         return em.pre_activation(
-            _f32(acc),
+            S.to_f32(acc),
             alpha=p.alpha if cfg.has_alpha else None,
             addend=addend,
             beta=p.beta if cfg.has_input else None,
@@ -167,9 +138,3 @@ class FusedEpilogue:
                 v = 4 * j + r
                 out[v] = em.activate(cfg.activation, self._pre(vals[v], v, col_bias))
         return out
-
-
-def _f32(v: ir.Value) -> ir.Value:
-    f32 = ir.F32Type.get()
-    return v if v.type == f32 else arith.extf(f32, v)
-

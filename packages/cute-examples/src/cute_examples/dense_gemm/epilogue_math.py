@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from cute_ir import math as cm
+from cute_ir import scalar as S
 from mlir import ir
-from mlir.dialects import arith
-from mlir.dialects import math as mmath
 
 from .activation import GELU_TANH_A, GELU_TANH_C, SQRT1_2, check_activation
 
@@ -52,10 +51,6 @@ _AS_A = (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
 _LOG2E = 1.4426950408889634
 
 
-def _c(v: float) -> ir.Value:
-    return arith.constant(ir.F32Type.get(), v)
-
-
 def pre_activation(
     acc: ir.Value,
     *,
@@ -67,11 +62,11 @@ def pre_activation(
     """alpha * acc + beta * addend + bias on f32 values (each term only when given; beta needs an addend)."""
     if beta is not None and addend is None:
         raise ValueError("pre_activation: beta needs an addend")
-    x = acc if alpha is None else arith.mulf(alpha, acc)
+    x = acc if alpha is None else S.mul(alpha, acc)
     if addend is not None:
-        x = arith.addf(x, addend) if beta is None else mmath.fma(beta, addend, x)
+        x = S.add(x, addend) if beta is None else S.fma(beta, addend, x)
     if bias is not None:
-        x = arith.addf(x, bias)
+        x = S.add(x, bias)
     return x
 
 
@@ -81,34 +76,33 @@ def activate(activation: str, x: ir.Value, math: Math = KERNEL_MATH) -> ir.Value
     if activation == "identity":
         return x
     if activation == "relu":
-        return arith.maximumf(x, _c(0.0))  # NaN-propagating, as torch.relu
+        return S.maximum(x, S.f32(0.0))  # NaN-propagating, as torch.relu
     if activation == "silu":
-        return arith.mulf(x, math.sigmoid(x))
-    half_x = arith.mulf(x, _c(0.5))
+        return S.mul(x, math.sigmoid(x))
+    half_x = S.mul(x, S.f32(0.5))
     if activation == "gelu":
         return _gelu_erf(x, half_x, math)
     if activation == "gelu_tanh":
-        inner = arith.mulf(arith.mulf(x, x), _c(GELU_TANH_A))  # 0.044715 x^2
-        inner = arith.mulf(arith.mulf(x, arith.addf(inner, _c(1.0))), _c(GELU_TANH_C))
+        inner = S.mul(S.mul(x, x), S.f32(GELU_TANH_A))  # 0.044715 x^2
+        inner = S.mul(S.mul(x, S.add(inner, S.f32(1.0))), S.f32(GELU_TANH_C))
         t = math.tanh(inner)
     else:
         raise ValueError(f"activate: {activation!r} pairs two values; use swiglu(gate, up)")
-    return arith.mulf(half_x, arith.addf(t, _c(1.0)))
+    return S.mul(half_x, S.add(t, S.f32(1.0)))
 
 
 def _gelu_erf(x: ir.Value, half_x: ir.Value, math: Math) -> ir.Value:
     """0.5 x (1 + erf(x / sqrt 2)) through erfc(|x| / sqrt 2) (see the module doc)."""
-    t = math.rcp(mmath.fma(mmath.absf(x), _c(SQRT1_2 * _AS_P), _c(1.0)))  # 1 / (1 + p z)
-    poly = _c(_AS_A[-1])
+    t = math.rcp(S.fma(S.abs_(x), S.f32(SQRT1_2 * _AS_P), S.f32(1.0)))  # 1 / (1 + p z)
+    poly = S.f32(_AS_A[-1])
     for a in reversed(_AS_A[:-1]):
-        poly = mmath.fma(poly, t, _c(a))
+        poly = S.fma(poly, t, S.f32(a))
     # exp(-z^2) = 2^(-x^2 log2(e) / 2)
-    e = math.exp2(arith.mulf(x, arith.mulf(x, _c(-0.5 * _LOG2E))))
-    h = arith.mulf(arith.mulf(half_x, arith.mulf(poly, t)), e)  # x erfc(z) / 2
-    negative = arith.cmpf(arith.CmpFPredicate.OLT, x, _c(0.0))
-    return arith.select(negative, h, arith.subf(x, h))
+    e = math.exp2(S.mul(x, S.mul(x, S.f32(-0.5 * _LOG2E))))
+    h = S.mul(S.mul(half_x, S.mul(poly, t)), e)  # x erfc(z) / 2
+    return S.select(S.lt(x, S.f32(0.0)), h, S.sub(x, h))
 
 
 def swiglu(gate: ir.Value, up: ir.Value, math: Math = KERNEL_MATH) -> ir.Value:
     """silu(gate) * up on f32 values."""
-    return arith.mulf(activate("silu", gate, math), up)
+    return S.mul(activate("silu", gate, math), up)

@@ -1,0 +1,117 @@
+"""Scalar floating-point arithmetic and predicated global loads on SSA values (what fused epilogues compute).
+
+    from cute_ir import scalar as S
+    y = S.fma(alpha, acc, S.f32(1.0))          # fma.rn.f32
+    y = S.select(S.lt(x, S.f32(0.0)), a, b)    # setp + selp
+    raw = S.ld_global(addr, pred, 32)          # 0 where pred is false, else the 32 bits at addr
+
+Every function takes and returns `ir.Value`s of f32 (or the documented types) and emits at the current
+insertion point; kernels use these instead of MLIR dialect ops. Pointers are i64 addresses (`Int` or
+`ir.Value`), predicates `Bool`s or i1 values.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, llvm
+from mlir.dialects import math as _math
+
+from .values import as_value
+
+__all__ = [
+    "abs_",
+    "add",
+    "as_float",
+    "f32",
+    "fma",
+    "ld_global",
+    "lt",
+    "maximum",
+    "mul",
+    "select",
+    "sub",
+    "to_f32",
+    "unpack2",
+]
+
+
+def f32(v: float) -> ir.Value:
+    """An f32 constant."""
+    return arith.constant(ir.F32Type.get(), float(v))
+
+
+def add(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a + b (round to nearest)."""
+    return arith.addf(a, b)
+
+
+def sub(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a - b."""
+    return arith.subf(a, b)
+
+
+def mul(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a * b."""
+    return arith.mulf(a, b)
+
+
+def fma(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
+    """a * b + c, rounded once (fma.rn)."""
+    return _math.fma(a, b, c)
+
+
+def maximum(a: ir.Value, b: ir.Value) -> ir.Value:
+    """max(a, b), NaN if either is NaN (max.NaN.f32, torch.maximum's rule)."""
+    return arith.maximumf(a, b)
+
+
+def abs_(a: ir.Value) -> ir.Value:
+    """|a|."""
+    return _math.absf(a)
+
+
+def lt(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a < b (ordered: false when either is NaN), an i1."""
+    return arith.cmpf(arith.CmpFPredicate.OLT, a, b)
+
+
+def select(pred: object, a: ir.Value, b: ir.Value) -> ir.Value:
+    """a where pred (a Bool or i1) holds, else b."""
+    return arith.select(as_value(pred), a, b)
+
+
+def to_f32(v: ir.Value) -> ir.Value:
+    """v as f32 (f16/bf16 extended exactly; f32 as it is)."""
+    f = ir.F32Type.get()
+    return v if v.type == f else arith.extf(f, v)
+
+
+_LD = {16: ("h", "b16"), 32: ("r", "b32"), 64: ("l", "b64")}
+
+
+def ld_global(address: object, pred: object, bits: int) -> ir.Value:
+    """The `bits` (16, 32 or 64) at the global i64 address (aligned to its size) as an integer, 0 where pred
+    (a Bool or i1) is false (no access then).
+
+    A plain, coherent `ld.global` (L1-cached): unlike `ld.global.nc`, ptxas does not move it across barriers
+    (it hoisted a GEMM epilogue's non-coherent loads of every chunk ahead of the first and spilled).
+    """
+    if bits not in _LD:
+        raise ValueError(f"ld_global: bits must be 16, 32 or 64, got {bits!r}")
+    reg, b = _LD[bits]
+    addr = as_value(address, ir.IntegerType.get_signless(64))
+    asm = f"{{ mov.{b} $0, 0; @$2 ld.global.{b} $0, [$1]; }}"
+    return llvm.inline_asm(ir.IntegerType.get_signless(bits), [addr, as_value(pred)], asm, f"={reg},l,b")
+
+
+def as_float(raw: ir.Value, elem: ir.Type) -> ir.Value:
+    """The `elem` (f16, bf16 or f32) value whose bits raw (an integer of its width) holds, as f32."""
+    return to_f32(arith.bitcast(elem, raw))
+
+
+def unpack2(raw: ir.Value, elem: ir.Type) -> tuple[ir.Value, ir.Value]:
+    """The two `elem` (f16, bf16 or f32) values packed in raw (an integer of twice their width), as f32, the
+    lower-addressed first."""
+    pair = llvm.bitcast(ir.VectorType.get([2], elem), raw)
+    return tuple(to_f32(llvm.extractelement(pair, arith.constant(ir.IntegerType.get_signless(32), i)))
+                 for i in (0, 1))
