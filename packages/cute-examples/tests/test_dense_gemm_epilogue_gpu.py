@@ -138,12 +138,13 @@ def test_fused_epilogue_matches_float64_within_its_bound(case):
 
 def test_gpu_cases_run_configs_in_the_bundle():
     """(CPU) The configs gemm() picks for the tensors this test builds are the ones the AOT bundle holds."""
+    from cute_examples.dense_gemm.aot import BENCH_NUM_SMS
     from cute_examples.dense_gemm.epilogue_args import check_epilogue
     from cute_examples.dense_gemm.epilogue_cases import gpu_case_configs
     from cute_examples.dense_gemm.host import choose_epilogue_config
     from cute_examples.dense_gemm.launch_plan import Layout, staged_problem
 
-    bundled = {c.name for c in gpu_case_configs()}
+    bundled = {c.name for c in gpu_case_configs(BENCH_NUM_SMS)}
     for case in GPU_CASES:
         a, b, bias, inp, out = _operands(case, 1, "cpu")
         la, lb, lc = (Layout(t.shape, t.stride(), t.dtype, t.data_ptr()) for t in (a, b, out))
@@ -154,7 +155,7 @@ def test_gpu_cases_run_configs_in_the_bundle():
         assert fields == case.fields, case.name
         n_out = case.n_out if case.activation == "swiglu" else None
         problem = staged_problem(la, lb, lc, n_out=n_out)
-        for sms in (132, 114):
+        for sms in BENCH_NUM_SMS:
             cfg = choose_epilogue_config(problem, fields, num_sms=sms)
             assert cfg.name in bundled, (case.name, cfg.name)
 

@@ -124,7 +124,7 @@ def aot_configs() -> list[GemmConfig]:
     from .epilogue_cases import bench_epilogue_configs, gpu_case_configs
     from .split_k_cases import split_sweep_configs
 
-    fused = gpu_case_configs() + bench_epilogue_configs()  # the epilogue GPU tests' and benchmark's
+    fused = gpu_case_configs(BENCH_NUM_SMS) + bench_epilogue_configs(BENCH_NUM_SMS)  # epilogue GPU tests, bench
     split = split_sweep_configs()  # the split-K / stream-K GPU tests' and the choice's tiles
     for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split:
         seen.setdefault(cfg.name, cfg)

@@ -4,15 +4,16 @@
   N, SwiGLU with and without a bias, and the addmm forms (input, alpha, bias along M); `kind_configs()` puts
   each on a representative tile set (not the cross product with every tile, dtype and major: the epilogue's
   code depends on C's dtype and major and on tile N, which the set covers).
-- `GPU_CASES`: gemm() calls with their operand shapes and epilogue arguments; `gpu_case_configs()` the configs
+- `GPU_CASES`: gemm() calls with their operand shapes and epilogue arguments; `gpu_case_configs(num_sms)` the configs
   gemm() picks for them on 132- and 114-SM GPUs (for the AOT bundle).
-- `MLP_SHAPES`, `SWIGLU_SHAPES`: the benchmark's (tokens, in, out) problems; `bench_epilogue_configs()` theirs.
+- `MLP_SHAPES`, `SWIGLU_SHAPES`: the benchmark's (tokens, in, out) problems; `bench_epilogue_configs(num_sms)` theirs.
 
 No MLIR and no GPU here (plain data and config choice).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,13 +148,11 @@ def case_problem(case: EpilogueCase, base: int = 1 << 20) -> Any:
     return staged_problem(a, b, out, n_out=nc if case.activation == "swiglu" else None)
 
 
-def gpu_case_configs() -> list[GemmConfig]:
-    """The configs gemm() picks for `GPU_CASES` on 132- and 114-SM GPUs."""
-    from .aot import BENCH_NUM_SMS
+def gpu_case_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
+    """The configs gemm() picks for `GPU_CASES` on GPUs of these SM counts (`aot.BENCH_NUM_SMS`)."""
     from .host import choose_epilogue_config
 
-    return [choose_epilogue_config(case_problem(c), c.fields, num_sms=sms) for c in GPU_CASES
-            for sms in BENCH_NUM_SMS]
+    return [choose_epilogue_config(case_problem(c), c.fields, num_sms=sms) for c in GPU_CASES for sms in num_sms]
 
 
 # the benchmark: GPT/BERT-style MLP up-projections with a bias (hidden 4096 -> 16384) and the Llama-3 8B
@@ -171,13 +170,12 @@ def bench_problem(tokens: int, k: int, n: int, dtype: str = BENCH_DTYPE) -> Any:
     return GemmShape(tokens, n, k, 1, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
 
 
-def bench_epilogue_configs() -> list[GemmConfig]:
-    """The configs of the epilogue benchmark rows (fused and plain, as gemm() picks them) for 132/114 SMs."""
-    from .aot import BENCH_NUM_SMS
+def bench_epilogue_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
+    """The configs of the epilogue benchmark rows (fused and plain, as gemm() picks them) for these SM counts."""
     from .host import choose_config, choose_epilogue_config
 
     out = []
-    for sms in BENCH_NUM_SMS:
+    for sms in num_sms:
         for t, k, n in MLP_SHAPES:
             p = bench_problem(t, k, n)
             out.append(choose_config(p, num_sms=sms))
