@@ -65,3 +65,99 @@ def test_split_configs_compile_without_spills():
         for instr in ("ld.acquire.gpu.global.u32", "st.release.gpu.global.u32", "ld.global.cg.v4.f32",
                       "st.global.cg.v4.f32", "nanosleep.u32"):
             assert instr in ptx, instr
+
+
+def test_gemm_plan_runs_the_chosen_decomposition(monkeypatch, tmp_path):
+    """A plan whose shape the model decomposes runs dense_gemm_split with its schedule's grid and splits; the
+    workspace and flag addresses are set per stream in the parameter block; CUTE_GEMM_DECOMPOSE=0 keeps it
+    data-parallel."""
+    import dataclasses
+    import struct
+    from types import SimpleNamespace
+
+    import cute_runtime
+    import torch
+    from cute_examples.dense_gemm import decomposed, launch_plan, tune_cache
+    from cute_examples.dense_gemm import kernel as gemm_kernel
+    from cute_examples.dense_gemm.launch_plan import PlanCache
+    from cute_examples.dense_gemm.split_k import SPLIT_PARAMS
+    from cute_nvarch.params import Param
+    from cute_runtime import TensorMap
+    from cute_runtime.params import ParamBuffer, ParamLayout
+
+    launches = []
+
+    @dataclasses.dataclass(frozen=True)
+    class Device:
+        type: str
+        index: int
+
+    class FakeKernel:
+        def __init__(self, cfg):
+            names = [Param(n, "tma") for n in ("a_desc", "b_desc", "c_desc")]
+            names += [Param(n, "i32") for n in ("m", "n", "k", "l", "raster_along_n", "swizzle_log")]
+            if cfg.shares_k:
+                names += [Param("workspace", "u64"), Param("flags", "u64"), Param("splits", "i32")]
+            self.layout = ParamLayout(names)
+
+        def prepare(self, *args):
+            buf = ParamBuffer(self.layout)
+            buf.write(self.layout.convert(args))
+            return buf
+
+        def bound_launch(self, grid, params):
+            return lambda stream: launches.append((grid, stream, params.packed()))
+
+    class FakeDriver:
+        class CUtensorMap:
+            def __init__(self, _ptr):
+                self.ptr = _ptr
+
+        @staticmethod
+        def cuTensorMapReplaceAddress(tm, address):
+            return (0,)
+
+    class Fake:
+        is_cuda = True
+
+        def __init__(self, shape, address):
+            self.shape, self.dtype, self._address = torch.Size(shape), torch.float16, address
+            self._stride = torch.empty(shape, device="meta").stride()
+            self.device = Device("cuda", 0)
+
+        def dim(self):
+            return len(self.shape)
+
+        def stride(self):
+            return self._stride
+
+        def data_ptr(self):
+            return self._address
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: FakeKernel(cfg))
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    monkeypatch.setattr(decomposed.Workspace, "pointers", lambda self, cfg, sch, device, stream: (stream << 20,
+                                                                                                   stream << 24))
+    cache = PlanCache(launch_plan._build)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    a, b, c = Fake((256, 16384), 1 << 20), Fake((16384, 512), 1 << 30), Fake((256, 512), 1 << 34)
+    launch_plan.gemm(a, b, c, stream=7)
+    (plan,) = cache.table().values()
+    assert plan.config.shares_k and plan.schedule.kind == plan.config.decomposition
+    launch_plan.gemm(a, b, c, stream=9)
+    offsets = dict(zip((p.name for p in plan.kernel.layout.params), plan.kernel.layout.offsets, strict=True))
+    for (grid, stream, block), want in zip(launches, (7, 9), strict=True):
+        assert grid == plan.schedule.grid and stream == want
+        ws, flags = (struct.unpack_from("<Q", block, offsets[n])[0] for n in SPLIT_PARAMS[:2])
+        assert (ws, flags) == (want << 20, want << 24)
+        assert struct.unpack_from("<i", block, offsets["splits"])[0] == plan.schedule.splits
+    monkeypatch.setenv("CUTE_GEMM_DECOMPOSE", "0")
+    cache.table().clear()
+    launch_plan.gemm(a, b, c, stream=7)
+    (plan,) = cache.table().values()
+    assert not plan.config.shares_k and plan.schedule is None

@@ -115,7 +115,7 @@ def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num
     kernel = kernel_of(cfg, SM90A.compute_capability)
     stream = torch.cuda.current_stream()
     workspace = Workspace()  # kept alive by the closure; every launch of the row is on this stream or a graph
-    ws, flags = workspace.pointers(cfg, schedule, torch.device("cuda", torch.cuda.current_device()), stream)
+    ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)
     s, p = schedule, problem
     args = (*tensor_maps(problem, cfg), p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, ws, flags, s.splits)
 

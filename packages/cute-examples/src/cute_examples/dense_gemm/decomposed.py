@@ -80,19 +80,21 @@ class Workspace:
     def __init__(self) -> None:
         self._held: dict[tuple[int, int], tuple[Any, Any]] = {}
 
-    def pointers(self, cfg: GemmConfig, schedule: Schedule, device: Any, stream: Any) -> tuple[int, int]:
-        """(workspace, flags) device addresses for a launch of `schedule` on `stream` (torch tensors kept)."""
+    def pointers(self, cfg: GemmConfig, schedule: Schedule, device: int, stream: int) -> tuple[int, int]:
+        """(workspace, flags) device addresses for a launch of `schedule` on device ordinal `device` and raw stream
+        handle `stream` (the torch tensors are kept here)."""
         import torch
 
         tiles = max(schedule.shared_cta_tiles, 1)
         need_ws, need_flags = workspace_bytes(cfg, tiles) // 4, flag_count(cfg, tiles)
-        key = (device.index if device.index is not None else torch.cuda.current_device(), stream.cuda_stream)
+        key = (device, stream)
         held = self._held.get(key)
         if held is None or held[0].numel() < need_ws or held[1].numel() < need_flags:
-            with torch.cuda.stream(stream):
+            # allocated in the stream's order (zeros: a memset queued there, before the launch)
+            with torch.cuda.device(device), torch.cuda.stream(torch.cuda.ExternalStream(stream, device=device)):
                 held = (
-                    torch.empty(need_ws, dtype=torch.float32, device=device),
-                    torch.zeros(need_flags, dtype=torch.int32, device=device),
+                    torch.empty(need_ws, dtype=torch.float32, device=torch.device("cuda", device)),
+                    torch.zeros(need_flags, dtype=torch.int32, device=torch.device("cuda", device)),
                 )
             self._held[key] = held
         return held[0].data_ptr(), held[1].data_ptr()
@@ -108,9 +110,8 @@ def launch_decomposed(
 
     if not cfg.shares_k:
         raise ValueError(f"launch_decomposed: config {cfg.name} is data-parallel (use host.launch_gemm)")
-    device = torch.device("cuda", torch.cuda.current_device())
     stream = stream if stream is not None else torch.cuda.current_stream()
-    ws, flags = workspace.pointers(cfg, schedule, device, stream)
+    ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)
     a_map, b_map, c_map = tensor_maps(problem, cfg)
     p, s = problem, schedule
     kernel.launch(s.grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log,

@@ -18,6 +18,12 @@ Fused epilogue (`bias`, `input`, `alpha`, `beta`, `activation`; rules: `epilogue
 activation, the bias and input geometry and whether alpha is 1 and beta 0; the plan runs `dense_gemm_fused`
 with the bias/input addresses, strides and alpha/beta in its parameter block, and a hit rewrites the addresses
 and the two floats in place. A call without any of them takes the plain path (key and plan unchanged).
+
+K decomposition: a plan without a tuned entry, a given tile/cluster/variant or an epilogue asks
+`k_choice.decomposed_config` whether split-K or stream-K beats the data-parallel config; if so (and its kernel can
+be had: compiled here or in the bundle) the plan runs `dense_gemm_split` with its schedule (`decomposed`) and a
+`Workspace` of its own: a call on another stream re-points the workspace and flag addresses in the block.
+CUTE_GEMM_DECOMPOSE=0 (`cute_examples.config`) keeps every plan data-parallel.
 """
 
 from __future__ import annotations
@@ -232,6 +238,8 @@ class GemmPlan:
         free = tile is None and cluster is None and variant is None
         found = tuned(problem, acc, props.name) if free and self.epilogue is None else None
         order = (None, None)
+        self.schedule = self.workspace = None
+        splits = 1
         if found is not None:
             cfg, order = found.config, (found.raster_along_n, found.swizzle_log)
         elif self.epilogue is not None:
@@ -239,13 +247,24 @@ class GemmPlan:
             cfg = choose_epilogue_config(problem, fields, acc, tile, cluster, props.sm_count, variant or "fast")
         else:
             cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
+            if free:
+                cfg, splits = _decomposed(problem, cfg, cc, self.device, props.sm_count)
         self.config = cfg
         kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
         grid, raster_n, swz = schedule(problem, cfg, props.sm_count, *order)
         p = problem
         fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3)
-        self.params = kernel.prepare(*maps, p.m, p.n, p.k, p.l, raster_n, swz, *fused)
+        split = ()
+        if cfg.shares_k:
+            from .decomposed import Workspace, schedule_of
+
+            self.schedule = schedule_of(problem, cfg, props.sm_count, splits)
+            self.workspace = Workspace()
+            self._ws_stream = None
+            grid = self.schedule.grid
+            split = (0, 0, self.schedule.splits)  # workspace and flag addresses: set per stream at the call
+        self.params = kernel.prepare(*maps, p.m, p.n, p.k, p.l, raster_n, swz, *fused, *split)
         self.launch = kernel.bound_launch(grid, self.params)
         self.kernel, self.grid = kernel, grid
         drv = driver.init()
@@ -255,6 +274,10 @@ class GemmPlan:
         self._replace = drv.cuTensorMapReplaceAddress
         self.addresses = [m.data_ptr() for m in (ta, tb, tc)]
         self.bias_length = None
+        if cfg.shares_k:
+            offsets = dict(zip((prm.name for prm in kernel.layout.params), kernel.layout.offsets, strict=True))
+            self._ws_ptr = ctypes.c_uint64.from_address(self.params.address + offsets["workspace"])
+            self._flags_ptr = ctypes.c_uint64.from_address(self.params.address + offsets["flags"])
         if cfg.fused:
             self.bias_length = bias_length_to_stage(self.epilogue, p.m, p.n)
             self.bias_align = bias_align(self.epilogue, cfg.c_bytes)
@@ -306,6 +329,10 @@ class GemmPlan:
             s = current_stream(self.device)
         else:
             s = stream if type(stream) is int else stream_handle(stream)
+        if self.workspace is not None and s != self._ws_stream:
+            self._ws_ptr.value, self._flags_ptr.value = self.workspace.pointers(self.config, self.schedule,
+                                                                                self.device, s)
+            self._ws_stream = s
         if not self.staged:
             self.point(0, pa)
             self.point(1, pb)
@@ -354,6 +381,26 @@ class GemmPlan:
             self._beta.value = float(beta if beta is not None else 1.0)
         self._alpha.value = float(alpha)
         return staged
+
+
+def _decomposed(problem: Any, cfg: Any, cc: tuple[int, int], device: int, num_sms: int) -> tuple[Any, int]:
+    """(config, split-K parts): k_choice's pick for the problem when its kernel can be had, else (cfg, 1)."""
+    from cute_runtime.errors import CompilerError
+
+    from ..config import gemm_decompose
+    from .k_choice import decomposed_config
+    from .kernel import kernel_of
+
+    if not gemm_decompose():
+        return cfg, 1
+    dcfg, choice = decomposed_config(problem, cfg, num_sms)
+    if not dcfg.shares_k:
+        return cfg, 1
+    try:
+        kernel_of(dcfg, cc, device)  # a host without a compiler or MLIR, whose bundle lacks it: data-parallel
+    except (CompilerError, ImportError):
+        return cfg, 1
+    return dcfg, choice.splits
 
 
 def _fused_values(e: Any, batched: bool) -> tuple:

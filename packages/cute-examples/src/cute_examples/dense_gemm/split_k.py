@@ -86,11 +86,11 @@ def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitPara
     """The accumulators after the ordered fix-up of work unit `wu` (see the module doc; unchanged when the
     tile is not shared); only the last part's result is complete."""
     from cute_ir import hopper as H
+    from cute_ir import scalar as S
     from cute_ir.control import if_, if_values
     from cute_ir.hopper import gmem_sync as G
     from cute_ir.values import to_i64
     from mlir import ir
-    from mlir.dialects import arith, llvm
 
     cfg = plan.cfg
     regs = H.accumulator_values(acc, plan.wgmma)
@@ -111,7 +111,7 @@ def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitPara
             out = []
             for q in range(quads):
                 partial = G.ld_global_cg_v4_f32(base + q * 128 * 16)
-                out += [arith.addf(partial[i], regs[4 * q + i]) for i in range(4)]
+                out += [S.add(partial[i], regs[4 * q + i]) for i in range(4)]
             return out
 
         summed = if_values(wu.part > 0, [f32] * len(regs), add, lambda: regs)
@@ -129,7 +129,4 @@ def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitPara
         return summed
 
     final = if_values(wu.parts > 1, [f32] * len(regs), shared, lambda: regs)
-    out = llvm.mlir_undef(acc.type)
-    for i, v in enumerate(final):
-        out = llvm.insertvalue(out, v, [i])
-    return out
+    return H.accumulator_from_values(final, plan.wgmma)

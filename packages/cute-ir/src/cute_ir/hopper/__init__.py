@@ -67,6 +67,7 @@ from .tma import (
 )
 from .wgmma import (
     accumulator_elements,
+    accumulator_from_values,
     accumulator_type,
     accumulator_values,
     gmma_descriptor,
@@ -89,6 +90,7 @@ __all__ = [
     "SmemPlan",
     "TmaPipeline",
     "accumulator_elements",
+    "accumulator_from_values",
     "accumulator_type",
     "accumulator_values",
     "apply_tma_param_attrs",

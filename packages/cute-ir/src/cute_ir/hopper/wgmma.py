@@ -41,6 +41,7 @@ from ..values import as_value, const
 __all__ = [
     "AccumulatorElements",
     "accumulator_elements",
+    "accumulator_from_values",
     "accumulator_type",
     "accumulator_values",
     "gmma_descriptor",
@@ -160,6 +161,19 @@ def accumulator_values(acc: ir.Value, mma: Any) -> list[ir.Value]:
     """The accumulator registers as a list (f16 accumulators as `vector<2xf16>` pairs)."""
     body = llvm.StructType(accumulator_type(mma)).body
     return [llvm.extractvalue(body[0], acc, [i]) for i in range(len(body))]
+
+
+def accumulator_from_values(values: Sequence[ir.Value], mma: Any) -> ir.Value:
+    """The accumulator struct holding `values` (registers in `accumulator_values` order): its inverse."""
+    ty = accumulator_type(mma)
+    body = llvm.StructType(ty).body
+    if len(values) != len(body) or any(v.type != t for v, t in zip(values, body, strict=True)):
+        raise ValueError(f"accumulator_from_values: need {len(body)} values of type {body[0]}, got "
+                         f"{[str(v.type) for v in values][:4]}... ({len(values)})")
+    acc = llvm.mlir_undef(ty)
+    for i, v in enumerate(values):
+        acc = llvm.insertvalue(acc, v, [i])
+    return acc
 
 
 class AccumulatorElements(Sequence):
