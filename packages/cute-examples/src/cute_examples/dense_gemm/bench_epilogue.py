@@ -50,6 +50,9 @@ def eager_fn(activation: str) -> Callable[..., Any]:
     return lambda bias, a, b: act(torch.addmm(bias, a, b))
 
 
+_COMPILE_ERRORS: set[str] = set()  # why torch.compile failed, printed once under the table
+
+
 def _compiled(fn: Callable[..., Any], args: tuple) -> Callable[[], Any] | None:
     """torch.compile(fn) bound to args (compiled and run once here), or None where torch.compile fails."""
     import torch
@@ -58,7 +61,8 @@ def _compiled(fn: Callable[..., Any], args: tuple) -> Callable[[], Any] | None:
         c = torch.compile(fn)
         c(*args)
         torch.cuda.synchronize()
-    except Exception:  # noqa: BLE001 - no Triton / no compiler: the row says so
+    except Exception as exc:  # noqa: BLE001 - no Triton / no compiler: the row says n/a, the table why
+        _COMPILE_ERRORS.add(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200])
         return None
     return lambda: c(*args)
 
@@ -108,6 +112,7 @@ def epilogue_rows(iterations: int, compile_torch: bool = True) -> list[str]:
     for t, k, n in SWIGLU_SHAPES:
         rows.append(_swiglu_row(t, k, n, td, tol, iterations, compile_torch))
         torch.cuda.empty_cache()
+    rows += [f"torch.compile failed (its columns n/a): {e}" for e in sorted(_COMPILE_ERRORS)]
     return rows
 
 
