@@ -325,7 +325,7 @@ def _epilogue_operands(e: dict, cfg: GemmConfig, a: Any, b: Any, c: Any) -> tupl
         c = _matrix(l, m, n // 2, cfg.c_major == "n", cd, c.device, "nan")
     bias = None
     if e["bias"] == "n":
-        bias = torch.randn(n, device=c.device, dtype=cd)
+        bias = torch.randn(n + n % 2, device=c.device, dtype=cd)[:n]  # even storage: the kernel reads pairs
     elif e["bias"] == "m":
         bias = torch.randn(m, 1, device=c.device, dtype=cd)
     inp = torch.randn(c.shape, device=c.device, dtype=cd) if e["input"] else None
