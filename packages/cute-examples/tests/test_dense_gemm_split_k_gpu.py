@@ -40,7 +40,8 @@ def test_split_and_stream_k_bitwise_and_exact(case):
     w = torch.randn(n, k, device="cuda", dtype=td, generator=gen)
     b = w.t()  # F.linear's operand: weight.t() of a contiguous (out, in) weight
     ref = a.double() @ b.double()
-    schedule = schedule_of(problem_of(a, b, torch.empty(m, n, device="cuda", dtype=td)), cfg, props.sm_count, splits)
+    tc = getattr(torch, cfg.c_dtype)
+    schedule = schedule_of(problem_of(a, b, torch.empty(m, n, device="cuda", dtype=tc)), cfg, props.sm_count, splits)
     print(cfg.name, schedule.label)
     assert schedule.kind == cfg.decomposition
     assert _parts_per_tile(cfg, m, n, k, schedule) >= case.min_parts
@@ -53,7 +54,7 @@ def test_split_and_stream_k_bitwise_and_exact(case):
     for i in range(10):
         s = streams[i % 2]
         with torch.cuda.stream(s):
-            buf = torch.full((2 * GUARD + m * n,), -7.25, device="cuda", dtype=td)
+            buf = torch.full((2 * GUARD + m * n,), -7.25, device="cuda", dtype=tc)
             c = buf[GUARD:GUARD + m * n].view(m, n)
             c.fill_(float("nan"))
             launch_decomposed(kernel, problem_of(a, b, c), cfg, schedule, workspace, s)
@@ -65,4 +66,51 @@ def test_split_and_stream_k_bitwise_and_exact(case):
     for buf in bufs:
         assert torch.equal(buf[:GUARD], torch.full_like(buf[:GUARD], -7.25))
         assert torch.equal(buf[-GUARD:], torch.full_like(buf[-GUARD:], -7.25))
-        assert torch.equal(buf.view(torch.int16), bufs[0].view(torch.int16)), "results differ in bits"
+        assert torch.equal(buf.view(torch.uint8), bufs[0].view(torch.uint8)), "results differ in bits"
+
+
+_SANITIZER_CASE = """
+import torch
+from cute_runtime import device_properties
+from cute_examples.dense_gemm.decomposed import Workspace, launch_decomposed, schedule_of
+from cute_examples.dense_gemm.host import problem_of
+from cute_examples.dense_gemm.kernel import kernel_of
+from cute_examples.dense_gemm.split_k_cases import SPLIT_GPU_CASES
+props = device_properties(torch.cuda.current_device())
+for case in (SPLIT_GPU_CASES[0], SPLIT_GPU_CASES[3]):
+    cfg, (m, n, k) = case.config, case.mnk
+    a = torch.randn(m, k, dtype=torch.float16, device="cuda")
+    b = torch.randn(n, k, dtype=torch.float16, device="cuda").t()
+    c = torch.empty(m, n, dtype=torch.float16, device="cuda")
+    p = problem_of(a, b, c)
+    launch_decomposed(kernel_of(cfg, tuple(props.compute_capability)), p, cfg,
+                      schedule_of(p, cfg, props.sm_count, case.splits), Workspace())
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert float((c.float() - ref).norm() / ref.norm()) < 2e-3
+print("case ok")
+"""
+
+
+@requires_sm90
+@pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
+def test_compute_sanitizer_is_clean_on_split_and_stream_k(tool):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    if not os.path.exists(exe):
+        pytest.skip("CUDA compute-sanitizer not installed")
+    proc = subprocess.run(
+        [exe, "--tool", tool, "--report-api-errors", "no", "--error-exitcode", "3",
+         sys.executable, "-c", _SANITIZER_CASE],
+        capture_output=True, text=True, timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "case ok" in out, out[-4000:]
+    if tool == "memcheck":
+        assert "ERROR SUMMARY: 0 errors" in out, out[-4000:]
+    else:
+        assert "RACECHECK SUMMARY: 0 hazards" in out or "ERROR SUMMARY: 0 errors" in out, out[-4000:]
