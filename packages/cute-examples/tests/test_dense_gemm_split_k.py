@@ -23,8 +23,8 @@ def test_config_rules_and_names():
 
 
 def test_kernel_of_a_split_config():
-    from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
-    from cute_examples.dense_gemm.split_k import SPLIT_PARAMS, dense_gemm_split
+    from cute_examples.dense_gemm.kernel import _kernel_fn, dense_gemm_split, gemm_spec
+    from cute_examples.dense_gemm.split_k import SPLIT_PARAMS
 
     cfg = GemmConfig(decomposition="split_k")
     assert _kernel_fn(cfg) is dense_gemm_split

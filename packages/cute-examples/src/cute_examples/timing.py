@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-__all__ = ["host_us_per_call", "interleaved_median_ms", "median_ms"]
+__all__ = ["graph_ms", "host_us_per_call", "interleaved_median_ms", "median_ms"]
 
 
 def median_ms(fn: Callable[[], object], *, warmup: int = 5, iterations: int = 20, batch: int = 1) -> float:
@@ -63,3 +63,18 @@ def interleaved_median_ms(
         for i in order:
             samples[i].append(median_ms(fns[i], warmup=0, iterations=per_round, batch=batch))
     return [statistics.median(s) for s in samples]
+
+
+def graph_ms(fn: Callable[[], object], *, calls: int = 20) -> float:
+    """ms per call of fn replayed from a CUDA graph of `calls` calls (median of 20 replays, after one eager call
+    on a side stream as torch's capture needs)."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    return median_ms(g.replay, warmup=3, iterations=20) / calls

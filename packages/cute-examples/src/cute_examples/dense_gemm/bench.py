@@ -25,14 +25,13 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
-from typing import Any
-
-from cute_nvarch.target import SM90A
 
 from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option, switch
 from ..report import GPU_HOST_BENCH, no_gpu_ending
-from .choice import GemmShape
-from .spec import AB_DTYPES, VARIANTS, GemmConfig, runs_on
+from .bench_run import bench_config, bench_shape
+from .bench_run import operands as _operands
+from .bench_run import prepare_ours as _prepare_ours
+from .spec import AB_DTYPES, VARIANTS, runs_on
 
 __all__ = [
     "BENCH_DTYPES",
@@ -56,54 +55,6 @@ BENCH_SHAPES = (
 BENCH_DTYPES = AB_DTYPES
 DEFAULT_VARIANTS = ("fast", "cluster_release", "base")
 MIN_ITERATIONS = 20
-
-
-def bench_shape(mnkl: tuple[int, int, int, int], dtype: str) -> GemmShape:
-    """The benchmarked problem: K-major A and B, n-major C in the input dtype."""
-    m, n, k, l = mnkl
-    return GemmShape(m, n, k, l, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
-
-
-def bench_config(
-    mnkl: tuple[int, int, int, int], dtype: str, variant: str = "fast", num_sms: int = 132
-) -> GemmConfig:
-    """The config `choose_config` picks for a benchmark row (with `variant`'s speed options)."""
-    from .host import choose_config
-
-    return choose_config(bench_shape(mnkl, dtype), "float32", num_sms=num_sms, variant=variant)
-
-
-def _operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, Any]:
-    import torch
-
-    m, n, k, l = mnkl
-    td = getattr(torch, dtype)
-    a = torch.randn(l, m, k, device="cuda", dtype=td)
-    b = torch.randn(l, n, k, device="cuda", dtype=td).transpose(1, 2)  # (L, K, N), K contiguous
-    c = torch.full((l, m, n), float("nan"), device="cuda", dtype=td)
-    if l == 1:
-        return a[0], b[0], c[0]
-    return a, b, c
-
-
-def _prepare_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float]:
-    """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`)."""
-    import torch
-
-    from .host import problem_of, schedule, tensor_maps
-    from .kernel import kernel_of
-
-    kernel = kernel_of(cfg, SM90A.compute_capability)
-    problem = problem_of(a, b, c)
-    grid, raster_n, swz = schedule(problem, cfg, num_sms)
-    args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz)
-    c.fill_(float("nan"))
-    kernel.launch(grid, *args)
-    torch.cuda.synchronize()
-    err = float((c.float() - ref.float()).norm() / ref.float().norm())
-    if not math.isfinite(err):
-        err = float("inf")
-    return (lambda: kernel.launch(grid, *args)), err
 
 
 def _w1(variant: str) -> int:

@@ -38,7 +38,7 @@ GRAPH_CALLS = 20
 
 def _sets(mnkl: tuple[int, int, int, int], dtype: str, count: int) -> list[tuple[Any, Any, Any]]:
     """`count` buffer sets of the benchmarked layout (bench.bench_shape): A (M,K), B = (N,K)^T, C (M,N)."""
-    from .bench import _operands
+    from .bench_run import operands as _operands
 
     return [_operands(mnkl, dtype) for _ in range(count)]
 
@@ -140,21 +140,10 @@ def _host_row(dtype: str, mnkl: tuple[int, int, int, int], iterations: int) -> s
 
 
 def _graph_ms(fn: Callable[[], object]) -> float:
-    """ms per call of fn replayed from a CUDA graph of GRAPH_CALLS calls (median of 20 replays)."""
-    import torch
+    """ms per call of fn replayed from a CUDA graph of GRAPH_CALLS calls (`timing.graph_ms`)."""
+    from ..timing import graph_ms
 
-    from ..timing import median_ms
-
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(GRAPH_CALLS):
-            fn()
-    return median_ms(g.replay, warmup=3, iterations=20) / GRAPH_CALLS
+    return graph_ms(fn, calls=GRAPH_CALLS)
 
 
 def speed_rows(iterations: int = 30) -> list[str]:

@@ -12,7 +12,7 @@ Per row: the data-parallel config `choose_config` picks, then `k_choice.decompos
 split-K or stream-K; `--decomposition data_parallel` keeps the first); the result is checked against
 torch.matmul (normwise relative error within the dtype's bound), then ours and torch.matmul are timed on the
 same tensors in alternating blocks (`timing.interleaved_median_ms`), and when either takes under 50 us both
-also inside a CUDA graph (`bench_host._graph_ms`). Every row prints the config and the schedule (kind, count,
+also inside a CUDA graph (`timing.graph_ms`). Every row prints the config and the schedule (kind, count,
 units, grid) it ran. The summary gives the issue's figures: the geomean of ours/cuBLAS speed over M >= 512
 (and the slowest row), over 16 <= M < 512, 8192^3 per dtype, and for M = 1 the percentage of the DRAM peak
 (A, B and C bytes once) with the model's limiter. Every config these rows use is in `aot.bench_configs()`.
@@ -74,7 +74,7 @@ def suite(quick: bool = False) -> list[SuiteShape]:
 
 def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto") -> tuple[GemmConfig, Any]:
     """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick, decomposed when `mode` is auto."""
-    from .bench import bench_config
+    from .bench_run import bench_config
     from .k_choice import KChoice, decomposed_config, estimate_us
 
     if mode not in DECOMPOSITION_MODES:
@@ -102,7 +102,7 @@ def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num
     import torch
     from cute_nvarch.target import SM90A
 
-    from .bench import _prepare_ours
+    from .bench_run import prepare_ours
     from .decomposed import Workspace, schedule_of
     from .host import problem_of, tensor_maps
     from .kernel import kernel_of
@@ -110,7 +110,7 @@ def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num
     problem = problem_of(a, b, c)
     schedule = schedule_of(problem, cfg, num_sms, splits)
     if not cfg.shares_k:
-        fn, err = _prepare_ours(cfg, a, b, c, ref, num_sms)
+        fn, err = prepare_ours(cfg, a, b, c, ref, num_sms)
         return fn, err, schedule.label
     kernel = kernel_of(cfg, SM90A.compute_capability)
     stream = torch.cuda.current_stream()
@@ -139,9 +139,8 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
     import torch
     from cute_runtime import device_properties
 
-    from ..timing import interleaved_median_ms
-    from .bench import _operands
-    from .bench_host import _graph_ms
+    from ..timing import graph_ms, interleaved_median_ms
+    from .bench_run import operands
     from .k_choice import limiter
     from .spec import TOLERANCE, runs_on
 
@@ -167,7 +166,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
             head = f"{dtype:8} {shape.label:18} {dims:24}"
             try:
                 cfg, choice = row_config(shape, dtype, num_sms, mode)
-                a, b, c = _operands(mnkl, dtype)
+                a, b, c = operands(mnkl, dtype)
                 ref = torch.matmul(a, b)
                 ours, err, sched_label = _prepare(cfg, choice.splits, a, b, c, ref, num_sms)
                 if err > TOLERANCE[dtype]:
@@ -184,7 +183,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
                 graph = f"{'':>7} {'':>7} {'':>7}"
                 ratio = t_peer / t_ours
                 if min(t_ours, t_peer) * 1e3 < GRAPH_BELOW_US:
-                    g_ours, g_peer = _graph_ms(ours), _graph_ms(peer)
+                    g_ours, g_peer = graph_ms(ours), graph_ms(peer)
                     graph = f"{g_ours * 1e3:7.2f} {g_peer * 1e3:7.2f} {g_peer / g_ours:7.3f}"
                     ratio = g_peer / g_ours  # what a model's decode step sees: launches inside a graph
                 flops = 2.0 * shape.m * shape.n * shape.k * shape.l
@@ -192,7 +191,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
                        f"{t_peer / t_ours:6.3f} {graph} {err:8.1e}  {cfg.name} | {sched_label}")
                 if shape.m == 1:
                     nbytes = (shape.m * shape.k + shape.n * shape.k + shape.m * shape.n) * a.element_size() * shape.l
-                    t_best = min(t_ours, _graph_ms(ours)) if t_ours * 1e3 < GRAPH_BELOW_US else t_ours
+                    t_best = min(t_ours, graph_ms(ours)) if t_ours * 1e3 < GRAPH_BELOW_US else t_ours
                     pct = 100 * nbytes / (t_best * 1e-3) / peak if peak else float("nan")
                     lim = limiter(shape, cfg, num_sms, choice.kind, choice.splits)
                     stats["one"].append((dtype, dims, pct, lim))

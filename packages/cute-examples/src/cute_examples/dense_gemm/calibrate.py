@@ -37,11 +37,11 @@ def _time_us(cfg: GemmConfig, splits: int, mnkl: tuple[int, int, int, int], num_
     import torch
 
     from ..timing import median_ms
-    from .bench import _operands
     from .bench_models import _prepare
+    from .bench_run import operands
     from .spec import TOLERANCE
 
-    a, b, c = _operands(mnkl, PROBE_DTYPE)
+    a, b, c = operands(mnkl, PROBE_DTYPE)
     ref = torch.matmul(a, b)
     fn, err, label = _prepare(cfg, splits, a, b, c, ref, num_sms)
     if err > TOLERANCE[PROBE_DTYPE]:

@@ -46,7 +46,16 @@ from .spec import CONSUMER_REGS, PRODUCER_REGS, GemmConfig
 if TYPE_CHECKING:
     from cute_ir.values import Int
 
-__all__ = ["FUSED_PARAMS", "PARAMS", "compile_gemm", "dense_gemm", "dense_gemm_fused", "gemm_spec", "kernel_of"]
+__all__ = [
+    "FUSED_PARAMS",
+    "PARAMS",
+    "compile_gemm",
+    "dense_gemm",
+    "dense_gemm_fused",
+    "dense_gemm_split",
+    "gemm_spec",
+    "kernel_of",
+]
 
 PARAMS = ("a_desc", "b_desc", "c_desc", "m", "n", "k", "l", "raster_along_n", "swizzle_log")
 _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is __syncthreads)
@@ -130,6 +139,36 @@ def dense_gemm_fused(
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
+@kernel(
+    name="dense_gemm_split",
+    block=lambda config: (config.num_threads, 1, 1),
+    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
+)
+def dense_gemm_split(
+    kb,  # noqa: ANN001 - the JitBuilder
+    a_desc: TensorMap,
+    b_desc: TensorMap,
+    c_desc: TensorMap,
+    m: _I32,
+    n: _I32,
+    k: _I32,
+    l: _I32,  # noqa: E741 - the batch extent, CuTe's name
+    raster_along_n: _I32,
+    swizzle_log: _I32,
+    workspace: _U64,
+    flags: _U64,
+    splits: _I32,
+    config: GemmConfig,
+):
+    """C = A @ B with units sharing tiles' K loops (split-K / stream-K) and the ordered fix-up of `config`."""
+    if not config.shares_k:
+        raise ValueError("config.decomposition is data_parallel: use dense_gemm")
+    from .split_k import SplitParams
+
+    _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, None,
+           SplitParams(workspace, flags, splits))
+
+
 def _start(kb, config, descs, mnkl, raster_n, swz_log, fused, split=None) -> None:  # noqa: ANN001 - JitBuilder, values
     if kb.target != config.target:
         raise ValueError(f"config.target is {config.target}, the kernel compiles for {kb.target}")
@@ -143,8 +182,6 @@ def _kernel_fn(cfg: GemmConfig) -> Any:
     """The JIT kernel function of cfg: dense_gemm, dense_gemm_fused for a fused epilogue, dense_gemm_split when
     units share tiles' K loops."""
     if cfg.shares_k:
-        from .split_k import dense_gemm_split
-
         return dense_gemm_split
     return dense_gemm_fused if cfg.fused else dense_gemm
 
@@ -392,7 +429,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
 
         wu = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr, (count, wu.k_begin, wu.k_end))
-        acc = fixup(plan, acc, wu, g, tid_in_wg, split)
+        acc = fixup(plan, acc, wu, g, tid_in_wg, split, g + _EPI_BARRIER_BASE)
         # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
         if_(wu.part == wu.parts - 1, lambda: _epilogue(
             plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue

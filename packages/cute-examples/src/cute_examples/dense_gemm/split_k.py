@@ -1,4 +1,4 @@
-"""Split-K and stream-K in the GEMM kernel: the `dense_gemm_split` entry and the ordered fix-up of shared tiles.
+"""Split-K and stream-K in the GEMM kernel (`kernel.dense_gemm_split`): its parameters and the ordered fix-up.
 
 A config whose `decomposition` is "split_k" or "stream_k" walks the units of cute-nvarch's `KWork`: a unit
 covers K tiles [k_begin, k_end) of one tile and is `part` of the `parts` units of that tile (K order). The
@@ -24,16 +24,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from cute_runtime import Scalar, TensorMap, kernel
-
-from .kernel import _EPI_BARRIER_BASE, _start
 from .spec import GemmConfig
 
-__all__ = ["SPLIT_PARAMS", "SplitParams", "dense_gemm_split", "fixup", "flag_count", "workspace_bytes"]
+__all__ = ["SPLIT_PARAMS", "SplitParams", "fixup", "flag_count", "workspace_bytes"]
 
 # the split kernel's run-time parameters after kernel.PARAMS (names as in its signature)
 SPLIT_PARAMS = ("workspace", "flags", "splits")
-_I32, _U64 = Scalar("i32"), Scalar("u64")
 
 
 class SplitParams(NamedTuple):
@@ -54,37 +50,10 @@ def flag_count(cfg: GemmConfig, cta_tiles: int) -> int:
     return cta_tiles * cfg.num_consumer_warpgroups
 
 
-@kernel(
-    name="dense_gemm_split",
-    block=lambda config: (config.num_threads, 1, 1),
-    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
-)
-def dense_gemm_split(
-    kb,  # noqa: ANN001 - the JitBuilder
-    a_desc: TensorMap,
-    b_desc: TensorMap,
-    c_desc: TensorMap,
-    m: _I32,
-    n: _I32,
-    k: _I32,
-    l: _I32,  # noqa: E741 - the batch extent, CuTe's name
-    raster_along_n: _I32,
-    swizzle_log: _I32,
-    workspace: _U64,
-    flags: _U64,
-    splits: _I32,
-    config: GemmConfig,
-):
-    """C = A @ B with units sharing tiles' K loops (split-K / stream-K) and the ordered fix-up of `config`."""
-    if not config.shares_k:
-        raise ValueError("config.decomposition is data_parallel: use dense_gemm")
-    _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, None,
-           SplitParams(workspace, flags, splits))
-
-
-def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitParams) -> Any:
-    """The accumulators after the ordered fix-up of work unit `wu` (see the module doc; unchanged when the
-    tile is not shared); only the last part's result is complete."""
+def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitParams, barrier_id: Any) -> Any:
+    """The accumulators after the ordered fix-up of work unit `wu` by consumer warpgroup g (whose named barrier
+    is `barrier_id`; see the module doc; unchanged when the tile is not shared); only the last part's result is
+    complete."""
     from cute_ir import hopper as H
     from cute_ir import scalar as S
     from cute_ir.control import if_, if_values
@@ -98,7 +67,6 @@ def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitPara
     if any(r.type != f32 for r in regs):
         raise ValueError("the split-K fix-up needs float32 accumulators")
     quads = len(regs) // 4
-    barrier_id = g + _EPI_BARRIER_BASE
     slot_wg = to_i64(wu.slot * cfg.num_consumer_warpgroups + g)
     base = split.workspace + (slot_wg * (quads * 128) + to_i64(tid_in_wg)) * 16
     flag = split.flags + slot_wg * 4

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .spec import GemmConfig
+from .spec import AB_DTYPES, GemmConfig
 
 __all__ = ["SPLIT_GPU_CASES", "SplitCase", "split_sweep_configs"]
 
@@ -49,7 +49,7 @@ def split_sweep_configs() -> list[GemmConfig]:
     """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
     choice uses for them in both dtypes, and the GPU cases'."""
     out = []
-    for dtype in ("float16", "bfloat16"):
+    for dtype in AB_DTYPES:
         for kind in ("split_k", "stream_k"):
             for tile in ((128, 256), (128, 128), (64, 256), (64, 128)):
                 out.append(_cfg(kind, tile, dtype=dtype))

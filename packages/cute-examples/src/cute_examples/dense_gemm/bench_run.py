@@ -1,0 +1,67 @@
+"""What the GEMM benchmarks share: the benchmarked problem and config, its operands, and a checked launch of ours.
+
+`bench_shape`/`bench_config`: K-major A and B (A (M,K) row-major, B = (N,K)^T: F.linear's operands), C n-major
+in the input dtype, and `choose_config`'s pick; `operands` makes them on the GPU (C filled with NaN);
+`prepare_ours` checks a data-parallel launch of a config against a reference and returns the launch.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from cute_nvarch.target import SM90A
+
+from .choice import GemmShape
+from .spec import GemmConfig
+
+__all__ = ["bench_config", "bench_shape", "operands", "prepare_ours"]
+
+
+def bench_shape(mnkl: tuple[int, int, int, int], dtype: str) -> GemmShape:
+    """The benchmarked problem: K-major A and B, n-major C in the input dtype."""
+    m, n, k, l = mnkl
+    return GemmShape(m, n, k, l, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
+
+
+def bench_config(
+    mnkl: tuple[int, int, int, int], dtype: str, variant: str = "fast", num_sms: int = 132
+) -> GemmConfig:
+    """The config `choose_config` picks for a benchmark row (with `variant`'s speed options)."""
+    from .host import choose_config
+
+    return choose_config(bench_shape(mnkl, dtype), "float32", num_sms=num_sms, variant=variant)
+
+
+def operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, Any]:
+    """Random A (L,M,K), B = W^T of a random contiguous W (L,N,K), NaN C (L,M,N) (without L when L = 1)."""
+    import torch
+
+    m, n, k, l = mnkl
+    td = getattr(torch, dtype)
+    a = torch.randn(l, m, k, device="cuda", dtype=td)
+    b = torch.randn(l, n, k, device="cuda", dtype=td).transpose(1, 2)  # (L, K, N), K contiguous
+    c = torch.full((l, m, n), float("nan"), device="cuda", dtype=td)
+    if l == 1:
+        return a[0], b[0], c[0]
+    return a, b, c
+
+
+def prepare_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float]:
+    """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`)."""
+    import torch
+
+    from .host import problem_of, schedule, tensor_maps
+    from .kernel import kernel_of
+
+    kernel = kernel_of(cfg, SM90A.compute_capability)
+    problem = problem_of(a, b, c)
+    grid, raster_n, swz = schedule(problem, cfg, num_sms)
+    args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz)
+    c.fill_(float("nan"))
+    kernel.launch(grid, *args)
+    torch.cuda.synchronize()
+    err = float((c.float() - ref.float()).norm() / ref.float().norm())
+    if not math.isfinite(err):
+        err = float("inf")
+    return (lambda: kernel.launch(grid, *args)), err
