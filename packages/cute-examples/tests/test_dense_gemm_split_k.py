@@ -63,7 +63,7 @@ def test_split_configs_compile_without_spills():
         assert (r["spill_stores"], r["spill_loads"]) == (0, 0), cfg.name
         ptx = art.ptx
         for instr in ("ld.acquire.gpu.global.u32", "st.release.gpu.global.u32", "ld.global.cg.v4.f32",
-                      "st.global.cg.v4.f32", "nanosleep.u32"):
+                      "st.global.cg.v4.f32", "nanosleep.u32", "trap;"):
             assert instr in ptx, instr
 
 

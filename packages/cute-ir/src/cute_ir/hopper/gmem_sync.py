@@ -9,7 +9,9 @@ memory accesses on their side of it).
   those of the threads that synchronised with it) are visible to whoever acquires the value;
 - `red_release_gpu_add(addr, v)`: `red.release.gpu.global.add.u32`;
 - `spin_until_eq(addr, v)`: poll with `ld.acquire.gpu` (and a short `nanosleep` between polls) until the flag
-  equals v: one thread waits, then a barrier lets its group read what the releasing CTA wrote;
+  equals v: one thread waits, then a barrier lets its group read what the releasing CTA wrote; after
+  `MAX_POLLS` polls (far longer than any legitimate wait: seconds) it traps, so a broken protocol is a launch
+  error rather than a hang;
 - `ld_global_cg_v4_f32(addr)` / `st_global_cg_v4_f32(addr, vals)`: four f32 at a 16-byte aligned address,
   cached in L2 only (`.cg`: no stale L1 line of data another SM wrote).
 """
@@ -25,6 +27,7 @@ from mlir.dialects import llvm
 from ..values import Int, as_value
 
 __all__ = [
+    "MAX_POLLS",
     "ld_acquire_gpu",
     "ld_global_cg_v4_f32",
     "red_release_gpu_add",
@@ -32,6 +35,9 @@ __all__ = [
     "st_global_cg_v4_f32",
     "st_release_gpu",
 ]
+
+
+MAX_POLLS = 1 << 26
 
 
 def _i64(addr: Any) -> ir.Value:
@@ -63,15 +69,22 @@ def red_release_gpu_add(addr: Any, value: Any) -> None:
     _void([_i64(addr), _i32(value)], "red.release.gpu.global.add.u32 [$0], $1;", "l,r,~{memory}")
 
 
-def spin_until_eq(addr: Any, value: Any) -> None:
-    """Poll the flag at `addr` with `ld.acquire.gpu` until it equals `value` (nanosleep 32 ns between polls)."""
+def spin_until_eq(addr: Any, value: Any, max_polls: int = MAX_POLLS) -> None:
+    """Poll the flag at `addr` with `ld.acquire.gpu` until it equals `value` (nanosleep 32 ns between polls);
+    after `max_polls` polls the thread executes `trap` (a launch error instead of a hang)."""
+    if not isinstance(max_polls, int) or not 1 <= max_polls < (1 << 32):
+        raise ValueError(f"max_polls must be an int in [1, 2**32), got {max_polls!r}")
     asm = (
-        "{ .reg .pred p; .reg .u32 f;\n"
+        "{ .reg .pred p; .reg .u32 f; .reg .u32 n;\n"
+        "mov.u32 n, 0;\n"
         "SPIN_WAIT:\n"
         "ld.acquire.gpu.global.u32 f, [$0];\n"
         "setp.eq.u32 p, f, $1;\n"
         "@p bra.uni SPIN_DONE;\n"
         "nanosleep.u32 32;\n"
+        "add.u32 n, n, 1;\n"
+        f"setp.ge.u32 p, n, {max_polls};\n"
+        "@p trap;\n"
         "bra.uni SPIN_WAIT;\n"
         "SPIN_DONE:\n"
         "}"
