@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a lent GPU host that has no MLIR and no package registry (see docs/performance.md):
 # every GPU test from the AOT bundle, compute-sanitizer on one odd shape, then the benchmark table.
-#   bash scripts/gpu_session.sh [tests|bench|all]     (bundle in build/aot; outputs under $OUT)
+#   bash scripts/gpu_session.sh [tests|bench|all|models]     (bundle in build/aot; outputs under $OUT)
+# models: fit the split-K/stream-K model's constants (k_calibration.json, copied to $OUT), then the model suite
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/cute-out}
@@ -34,4 +35,9 @@ if [[ $what == bench || $what == all ]]; then
     export PYTHONPATH=$PYTHONPATH:packages/cute-ir/src:$HOME/mlirsite
   fi
   python3 -m cute_examples.bench 2>&1 | tee "$OUT/bench.txt"
+fi
+if [[ $what == models ]]; then
+  python3 -m cute_examples.dense_gemm.calibrate --write 2>&1 | tee "$OUT/calibrate.txt"
+  cp packages/cute-examples/src/cute_examples/dense_gemm/k_calibration.json "$OUT/"
+  python3 -m cute_examples.dense_gemm.bench --suite models 2>&1 | tee "$OUT/models.txt"
 fi
