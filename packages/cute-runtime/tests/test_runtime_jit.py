@@ -376,3 +376,22 @@ def test_a_bundle_dispatches_kernels_whose_launch_shape_is_derived(compiled: lis
     assert k.name == entry.name and k.entry.launch.block == (128, 1, 1) and k.entry.launch.cluster == (2, 1, 1)
     with pytest.raises(KernelNotFoundError, match="no kernel for spec"):
         hosted.compile(None, 5, cfg, target=TARGET)
+
+
+def test_source_digest_covers_modules_imported_inside_functions(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Builder code a kernel imports inside its body (the recommended style: importing the kernel's module
+    imports no MLIR) keys it too: an edit of such a module, or of one it imports, changes the digest."""
+    pkg = tmp_path / "jitpkg_fn"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helpers.py").write_text("from .deep import SCALE\n\ndef emit(x):\n    return x * SCALE\n")
+    (pkg / "deep.py").write_text("SCALE = 2\n")
+    (pkg / "kern.py").write_text("def body(k, x):\n    from .helpers import emit\n    return emit(x)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from jitpkg_fn.kern import body
+
+    d1 = source_digest(body)
+    (pkg / "deep.py").write_text("SCALE = 3\n")
+    d2 = source_digest(body)
+    (pkg / "helpers.py").write_text("from .deep import SCALE\n\ndef emit(x):\n    return x + SCALE\n")
+    assert len({d1, d2, source_digest(body)}) == 3

@@ -24,9 +24,14 @@ finds the launch plan of that key in a dict and packs straight into the kernel's
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import importlib.machinery
+import importlib.util
 import inspect
+import os
 import sys
+import sysconfig
 import threading
 import types
 from collections.abc import Callable, Sequence
@@ -78,34 +83,134 @@ def _code_names(code: types.CodeType) -> set[str]:
     return names
 
 
+_INSTALLED = tuple(
+    os.path.realpath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+)
+
+
+def _module_file(name: str) -> str | None:
+    """The source file of module `name`: its loaded module's, else located on the file system (nothing is
+    imported: a top-level name through the path finder, a submodule under its top-level package's directory)."""
+    mod = sys.modules.get(name)
+    path = getattr(mod, "__file__", None) if mod is not None else None
+    if path is None:
+        top, *rest = name.split(".")
+        top_mod = sys.modules.get(top)
+        path = getattr(top_mod, "__file__", None) if top_mod is not None else None
+        if path is None:
+            try:
+                spec = importlib.machinery.PathFinder.find_spec(top)
+            except (ImportError, ValueError):
+                return None
+            path = spec.origin if spec is not None and spec.has_location else None
+        if path is None:
+            return None
+        if rest:
+            if os.path.basename(path) != "__init__.py":
+                return None
+            base = os.path.join(os.path.dirname(path), *rest)
+            path = base + ".py" if os.path.isfile(base + ".py") else os.path.join(base, "__init__.py")
+    return path if path and path.endswith(".py") and os.path.isfile(path) else None
+
+
+_SCANNED: dict[tuple[str, str, int, int], tuple[str, list[str]]] = {}  # (module, path, mtime, size) -> result
+
+
+def _scan(path: str, module: str) -> tuple[str, list[str]]:
+    """(sha256 of the file, the modules it imports), memoized per process by the file's mtime and size."""
+    st = os.stat(path)
+    key = (module, path, st.st_mtime_ns, st.st_size)
+    hit = _SCANNED.get(key)
+    if hit is None:
+        with open(path, "rb") as fh:
+            data = fh.read()
+        hit = _SCANNED[key] = (hashlib.sha256(data).hexdigest(), _imports(data, path, module))
+    return hit
+
+
+def _imports(data: bytes, path: str, module: str) -> list[str]:
+    """The modules a source imports (any nesting; relative ones resolved against `module`)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return []
+    package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = ("." * node.level + (node.module or "")) if node.level else (node.module or "")
+            try:
+                base = importlib.util.resolve_name(base, package) if node.level else base
+            except (ImportError, ValueError):
+                continue
+            out.append(base)
+            out += [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+    return out
+
+
+class _SourceKey:
+    """The modules a kernel's source reaches, hashed by file: its own package's wherever installed, and any
+    module outside the installed trees (the user's scripts and checkouts); the standard library, third-party
+    installs and this project's packages (whose versions and sources key the compile cache) stop the walk."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = (root or "").split(".")[0]
+        self.seen: set[str] = set()
+        self.files: dict[str, str] = {}
+
+    def _follows(self, name: str) -> bool:
+        """Whether to key module `name` (decided on its top-level package, which is located, not imported)."""
+        if not _keyed(name):
+            return False
+        top = name.split(".")[0]
+        if top == self.root:
+            return True
+        path = _module_file(top)
+        return path is not None and not os.path.realpath(path).startswith(_INSTALLED)
+
+    def add(self, name: str | None) -> None:
+        """Key module `name` and, transitively, the modules it imports that `_follows` accepts."""
+        todo = [name] if name else []
+        while todo:
+            mod = todo.pop()
+            if mod in self.seen:
+                continue
+            self.seen.add(mod)
+            if not self._follows(mod):
+                continue
+            path = _module_file(mod)
+            if path is None:
+                continue
+            self.files[mod], imported = _scan(path, mod)
+            todo += imported
+
+
 def source_digest(fn: Callable[..., Any]) -> str:
     """A token naming the kernel's source: sha256 of its code and of the user functions and values it reaches.
 
     Reached: the globals the function's code names (at any nesting) and its closure cells, followed through
     functions of any module but the standard library and the project's packages (whose versions and sources
-    key the compile cache), wherever installed; such modules, and the modules of such classes (also those of
-    the parameters' annotations), by their file's content; plain values and
-    cute-layout objects by their repr. A closure cell holding anything else is a TypeError (pass it as a
-    compile-time argument).
+    key the compile cache); plain values and cute-layout objects by their repr; and by their files' content
+    the modules of the functions and classes reached (also the parameters' annotations' classes) with the
+    modules they import, at any nesting, within the kernel's own package and outside installed trees
+    (`_SourceKey`). A closure cell holding anything else is a TypeError (pass it as a compile-time argument).
     """
     h = hashlib.sha256()
     seen: set[int] = set()
     todo: list[Any] = [fn]
+    key = _SourceKey(getattr(fn, "__module__", None))
 
     def value(name: str, v: Any, strict: bool) -> None:
         if _user_function(v):
             todo.append(v)
         elif isinstance(v, types.ModuleType):
-            path = getattr(v, "__file__", None)
-            if path and _keyed(v.__name__):
-                with open(path, "rb") as fh:
-                    h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
+            if _keyed(v.__name__):
+                key.add(v.__name__)
         elif isinstance(v, type) and _keyed(v.__module__):
-            mod = sys.modules.get(v.__module__)
-            path = getattr(mod, "__file__", None)
-            if path:
-                with open(path, "rb") as fh:
-                    h.update(name.encode() + b"=" + hashlib.sha256(fh.read()).digest())
+            key.add(v.__module__)
         elif type(v) in (int, float, bool, str, bytes, tuple) or v is None or _layout_value(v):
             h.update(f"{name}={v!r}".encode())
         elif strict and not (callable(v) or isinstance(v, type)):
@@ -126,6 +231,7 @@ def source_digest(fn: Callable[..., Any]) -> str:
         if id(f) in seen:
             continue
         seen.add(id(f))
+        key.add(f.__module__)
         try:
             h.update(inspect.getsource(f).encode())
         except (OSError, TypeError):
@@ -140,6 +246,8 @@ def source_digest(fn: Callable[..., Any]) -> str:
             except ValueError:  # not yet bound
                 continue
             value(name, contents, True)
+    for mod in sorted(key.files):
+        h.update(f"{mod}={key.files[mod]}".encode())
     return "h" + h.hexdigest()[:32]
 
 
