@@ -171,8 +171,11 @@ def _store(key: str, record: dict[str, str], art: Artifact) -> None:
     atomic_write(_index_path(key), json.dumps(index, sort_keys=True).encode())
 
 
-def compile_kernel(spec: dict, build: Callable[[], KernelDef], target: str) -> Artifact:
-    """The compiled kernel for (spec, target): from memory, else disk, else `build()` and every stage."""
+def compile_kernel(
+    spec: dict, build: Callable[[], KernelDef], target: str, *, sources_of: Callable[[], list[str]] | None = None
+) -> Artifact:
+    """The compiled kernel for (spec, target): from memory, else disk, else `build()` and every stage;
+    `sources_of()` names more modules whose sources key the stored artifact (called after the build)."""
     if not callable(build):
         raise TypeError(f"build must be a callable returning a KernelDef, got {type(build).__name__}")
     key = cache_key(spec, target)
@@ -197,7 +200,8 @@ def compile_kernel(spec: dict, build: Callable[[], KernelDef], target: str) -> A
     art = _build(spec, build, target)
     if use_disk:
         t = time.perf_counter()
-        record = sources.record(build, [m for m in list(sys.modules) if m not in before])
+        extra = sources_of() if sources_of is not None else []
+        record = sources.record(build, [m for m in list(sys.modules) if m not in before] + extra)
         art.timings["sources_ms"] = (time.perf_counter() - t) * 1e3
         try:
             _store(key, record, art)

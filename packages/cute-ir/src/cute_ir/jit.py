@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from typing import Any
 
 from cute_nvarch.jit_spec import entry_symbol, kernel_params, tensor_arg, tensor_param_names
@@ -202,4 +203,11 @@ def _build(req: _Request) -> KernelDef:
 
 def compile_jit(fn: Callable[..., Any], spec: dict[str, Any], target: str) -> Artifact:
     """The compiled kernel of a JIT specialization for target (from the compile cache, else built)."""
-    return compile_kernel(spec, functools.partial(_build, _Request(fn, spec, target)), target)
+    build = functools.partial(_build, _Request(fn, spec, target))
+    return compile_kernel(spec, build, target, sources_of=_loaded_project)
+
+
+def _loaded_project() -> list[str]:
+    """The loaded modules of the packages below cute-runtime (the kernel function's own code is keyed by the
+    spec's source digest; the builders it imported, e.g. cute_ir.scalar, key the stored artifact here)."""
+    return [m for m in list(sys.modules) if m.split(".")[0] in ("cute_layout", "cute_nvarch", "cute_ir")]
