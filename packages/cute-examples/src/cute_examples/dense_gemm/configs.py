@@ -209,14 +209,21 @@ def gemm_call_configs(problem: object, num_sms: int, acc_dtype: str = "float32")
 
 
 def random_problem_configs() -> list[GemmConfig]:
-    """The configs `gemm()` chooses for `random_problems()` on 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe)."""
+    """The configs `gemm()` chooses for `random_problems()` on 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe):
+    the data-parallel picks and, where `k_choice` prefers one, the split-K / stream-K config (so the random GPU
+    test runs those kernels on every major, dtype and odd size the model sends them)."""
     from .aot import BENCH_NUM_SMS
+    from .choice import GemmShape
+    from .k_choice import decomposed_config
 
     seen: dict[str, GemmConfig] = {}
     for p in random_problems():
         for sms in BENCH_NUM_SMS:
             for cfg in gemm_call_configs(p, sms):
                 seen.setdefault(cfg.name, cfg)
+                shape = GemmShape(p.m, p.n, p.k, p.l, p.ab_dtype, p.c_dtype, p.a_major, p.b_major, cfg.c_major)
+                split, _ = decomposed_config(shape, cfg, sms)
+                seen.setdefault(split.name, split)
     return list(seen.values())
 
 
