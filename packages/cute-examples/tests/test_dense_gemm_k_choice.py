@@ -53,3 +53,17 @@ def test_suite_and_its_configs_are_in_the_bundle():
     assert choice.kind == "data_parallel" and not cfg.shares_k
     with pytest.raises(ValueError, match="decomposition must be one of"):
         row_config(shapes[0], "bfloat16", 132, "tiles")
+
+
+def test_limiter_names_the_bound():
+    from cute_examples.dense_gemm.k_choice import Calibration, limiter
+
+    def cal(hbm, load):
+        return Calibration(sm_flop_per_us=5e6, sm_load_bytes_per_us=load, hbm_bytes_per_us=hbm,
+                           sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1)
+
+    cfg, decode = GemmConfig(tile_m=64, tile_n=256), GemmShape(1, 8192, 8192)
+    assert limiter(decode, cfg, 132, "data_parallel", cal=cal(1e6, 1e9)) == "DRAM"
+    assert limiter(decode, cfg, 132, "data_parallel", cal=cal(1e12, 1e3)) == "SM loads"
+    assert limiter(GemmShape(8192, 8192, 8192), GemmConfig(tile_n=256), 132, "data_parallel",
+                   cal=cal(1e12, 1e9)) == "tensor cores"
