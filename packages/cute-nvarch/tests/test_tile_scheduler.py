@@ -178,3 +178,34 @@ def test_decomposition_rules():
     assert sched.workspace_tiles(Decomposition(), 4096, 4096, 4096, 1, 132) == 0
     assert sched.workspace_tiles(Decomposition("split_k", 4), 256, 256, 4096, 1, 8) == 4
     assert sched.decomposed_clusters(Decomposition("split_k", 4), 256, 256, 4096, 1, 132) == 16
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.integers(1, 200),
+    st.integers(1, 40),
+    st.sampled_from(("split_k", "stream_k")),
+    st.integers(2, 8),
+)
+def test_ordered_fixup_always_progresses(tiles, k_tiles, clusters, kind, splits):
+    """Every cluster walking its units in order, a unit with part i finishing only once part i - 1 of its tile
+    has: the launch never deadlocks (each step some cluster advances) and every tile ends with all its parts."""
+    from cute_nvarch.tile_scheduler import KWork
+
+    work = KWork(kind, tiles, k_tiles, clusters, splits)
+    queues = [[work.unit(c, i) for i in range(work.units_of_cluster(c))] for c in range(clusters)]
+    done: dict[int, int] = {}  # tile -> parts finished
+    want = {u[0]: u[4] for q in queues for u in q}  # tile -> its parts
+    pos = [0] * clusters
+    while any(p < len(q) for p, q in zip(pos, queues, strict=True)):
+        moved = False
+        for c, q in enumerate(queues):
+            if pos[c] < len(q):
+                tile, _, _, part, parts, _ = q[pos[c]]
+                if done.get(tile, 0) == part:  # its flag says `part`
+                    done[tile] = part + 1
+                    pos[c] += 1
+                    moved = True
+        assert moved, "deadlock"
+    assert done == want and set(done) == set(range(tiles))
