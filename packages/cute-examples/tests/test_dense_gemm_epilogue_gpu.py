@@ -173,9 +173,10 @@ def test_beta_zero_never_reads_input():
     """beta = 0 (BLAS, torch.addmm): NaN in input stays out of the result."""
     from cute_examples.dense_gemm import gemm
 
-    a = torch.randn(128, 64, device="cuda", dtype=torch.float16)
-    b = torch.randn(64, 96, device="cuda", dtype=torch.float16)
-    inp = torch.full((128, 96), float("nan"), device="cuda", dtype=torch.float16)
+    # the geometry of GPU case relu_beta0_f16 (its config is in the bundle): K-major b as F.linear has it
+    a = torch.randn(300, 1024, device="cuda", dtype=torch.float16)
+    b = torch.randn(272, 1024, device="cuda", dtype=torch.float16).t()
+    inp = torch.full((300, 272), float("nan"), device="cuda", dtype=torch.float16)
     out = gemm(a, b, input=inp, beta=0.0, activation="relu")
     torch.testing.assert_close(out.float(), torch.relu(a.float() @ b.float()), rtol=2e-3, atol=2e-3)
 

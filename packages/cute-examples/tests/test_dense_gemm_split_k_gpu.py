@@ -12,6 +12,14 @@ torch = pytest.importorskip("torch")
 GUARD = 4096
 
 
+def _randn(shape, dtype, gen):
+    """A row-major (rows, cols) tensor whose rows are padded to 16 bytes (TMA's rule for a direct launch)."""
+    from cute_examples.dense_gemm.launch_plan import padded
+
+    storage = torch.randn(padded(shape, dtype)[0], device="cuda", dtype=dtype, generator=gen)
+    return storage[:, : shape[1]]
+
+
 def _parts_per_tile(cfg, m, n, k, schedule):
     """The most units sharing one tile's K range in the launch (host enumeration of the kernel's walk)."""
     sched = cfg.tile_scheduler
@@ -29,6 +37,7 @@ def test_split_and_stream_k_bitwise_and_exact(case):
     from cute_examples.dense_gemm.decomposed import Workspace, launch_decomposed, schedule_of
     from cute_examples.dense_gemm.host import problem_of
     from cute_examples.dense_gemm.kernel import kernel_of
+    from cute_examples.dense_gemm.launch_plan import padded
     from cute_examples.dense_gemm.spec import tolerance
     from cute_runtime import device_properties
 
@@ -36,12 +45,14 @@ def test_split_and_stream_k_bitwise_and_exact(case):
     props = device_properties(torch.cuda.current_device())
     td = getattr(torch, cfg.a_dtype)
     gen = torch.Generator(device="cuda").manual_seed(14)
-    a = torch.randn(m, k, device="cuda", dtype=td, generator=gen)
-    w = torch.randn(n, k, device="cuda", dtype=td, generator=gen)
-    b = w.t()  # F.linear's operand: weight.t() of a contiguous (out, in) weight
+    a = _randn((m, k), td, gen)
+    w = _randn((n, k), td, gen)
+    b = w.t()  # F.linear's operand: weight.t() of an (out, in) weight
     ref = a.double() @ b.double()
     tc = getattr(torch, cfg.c_dtype)
-    schedule = schedule_of(problem_of(a, b, torch.empty(m, n, device="cuda", dtype=tc)), cfg, props.sm_count, splits)
+    ld = padded((m, n), tc)[0][-1]  # C's rows padded to 16 bytes as well
+    schedule = schedule_of(problem_of(a, b, torch.empty(m, ld, device="cuda", dtype=tc)[:, :n]), cfg,
+                           props.sm_count, splits)
     print(cfg.name, schedule.label)
     assert schedule.kind == cfg.decomposition
     assert _parts_per_tile(cfg, m, n, k, schedule) >= case.min_parts
@@ -54,13 +65,13 @@ def test_split_and_stream_k_bitwise_and_exact(case):
     for i in range(10):
         s = streams[i % 2]
         with torch.cuda.stream(s):
-            buf = torch.full((2 * GUARD + m * n,), -7.25, device="cuda", dtype=tc)
-            c = buf[GUARD:GUARD + m * n].view(m, n)
+            buf = torch.full((2 * GUARD + m * ld,), -7.25, device="cuda", dtype=tc)
+            c = buf[GUARD:GUARD + m * ld].view(m, ld)[:, :n]
             c.fill_(float("nan"))
             launch_decomposed(kernel, problem_of(a, b, c), cfg, schedule, workspace, s)
             bufs.append(buf)
     torch.cuda.synchronize()
-    first = bufs[0][GUARD:GUARD + m * n].view(m, n)
+    first = bufs[0][GUARD:GUARD + m * ld].view(m, ld)[:, :n]
     err = float((first.double() - ref).norm() / ref.norm())
     assert err <= tolerance(cfg.acc_dtype, cfg.c_dtype), (cfg.name, schedule.label, err)
     for buf in bufs:
@@ -75,13 +86,14 @@ from cute_runtime import device_properties
 from cute_examples.dense_gemm.decomposed import Workspace, launch_decomposed, schedule_of
 from cute_examples.dense_gemm.host import problem_of
 from cute_examples.dense_gemm.kernel import kernel_of
+from cute_examples.dense_gemm.launch_plan import padded
 from cute_examples.dense_gemm.split_k_cases import SPLIT_GPU_CASES
+def rows(shape):  # row-major, rows padded to 16 bytes (TMA's rule for a direct launch)
+    return torch.randn(padded(shape, torch.float16)[0], dtype=torch.float16, device="cuda")[:, :shape[1]]
 props = device_properties(torch.cuda.current_device())
 for case in (SPLIT_GPU_CASES[0], SPLIT_GPU_CASES[3]):
     cfg, (m, n, k) = case.config, case.mnk
-    a = torch.randn(m, k, dtype=torch.float16, device="cuda")
-    b = torch.randn(n, k, dtype=torch.float16, device="cuda").t()
-    c = torch.empty(m, n, dtype=torch.float16, device="cuda")
+    a, b, c = rows((m, k)), rows((n, k)).t(), rows((m, n))
     p = problem_of(a, b, c)
     launch_decomposed(kernel_of(cfg, tuple(props.compute_capability)), p, cfg,
                       schedule_of(p, cfg, props.sm_count, case.splits), Workspace())

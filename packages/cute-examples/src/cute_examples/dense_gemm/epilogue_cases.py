@@ -114,6 +114,7 @@ GPU_CASES = (
     EpilogueCase("gelu_f32_m_major", "float16", "float32", (300, 272, 1024, 1), "gelu", "n", c_major="m"),
     EpilogueCase("gelu_tanh_f32", "bfloat16", "float32", (300, 272, 1024, 1), "gelu_tanh", "n"),
     EpilogueCase("relu_f32", "float16", "float32", (300, 272, 1024, 1), "relu", "n"),
+    EpilogueCase("relu_beta0_f16", "float16", "float16", (300, 272, 1024, 1), "relu", None, "full", beta=0.0),
     EpilogueCase("gelu_batched_input_f16", "float16", "float16", (300, 272, 512, 2), "gelu", "n", "full"),
     EpilogueCase("silu_partial_tiles_f16", "float16", "float16", (127, 200, 72, 1), "silu", "n", "full"),
     EpilogueCase("in_place_f16", "float16", "float16", (300, 272, 1024, 1), "gelu_tanh", input="out"),
