@@ -43,6 +43,11 @@ def test_schedules():
     assert sk.label == "stream_k W=132 sk_tiles=84 units=528 grid=132x1x1"
     split = schedule_of(GemmShape(256, 512, 4096), GemmConfig(decomposition="split_k"), 132, splits=4)
     assert split.label == "split_k S=4 units=32 grid=32x1x1" and split.shared_cta_tiles == 8
+    # partial tiles: stream-K one per worker, split-K parts - 1 per tile; bounded by MAX_WORKSPACE_BYTES
+    assert (sk.partial_cta_tiles, sk.workspace_bytes) == (132, 132 * 128 * 256 * 4)
+    assert (split.partial_cta_tiles, split.workspace_bytes) == (24, 24 * 128 * 128 * 4)
+    with pytest.raises(ValueError, match="more than MAX_WORKSPACE_BYTES"):
+        schedule_of(GemmShape(8192, 8192, 8192), GemmConfig(tile_n=256, decomposition="split_k"), 132, splits=16)
     # split-K never has more parts than K tiles
     assert schedule_of(GemmShape(256, 512, 100), GemmConfig(decomposition="split_k"), 132, splits=4).splits == 2
 
@@ -62,8 +67,8 @@ def test_split_configs_compile_without_spills():
         r = art.resources
         assert (r["spill_stores"], r["spill_loads"]) == (0, 0), cfg.name
         ptx = art.ptx
-        for instr in ("ld.acquire.gpu.global.u32", "st.release.gpu.global.u32", "ld.global.cg.v4.f32",
-                      "st.global.cg.v4.f32", "nanosleep.u32", "trap;"):
+        for instr in ("ld.acquire.gpu.global.u32", "st.release.gpu.global.u32", "red.release.gpu.global.add.u32",
+                      "ld.global.cg.v4.f32", "st.global.cg.v4.f32", "nanosleep.u32", "trap;"):
             assert instr in ptx, instr
 
 

@@ -115,6 +115,13 @@ def _check_cover(sched, decomp, m, n, k, l, num_sms, along_n, swz):
             used_slots.add(units[0].slot)
     if decomp.kind == "split_k":
         assert all(len(u) == min(decomp.splits, k_tiles) for u in per_tile.values())
+    # the non-final parts' partial tiles: each its own, inside the workspace
+    if decomp.shares_tiles:
+        work = sched.k_work(decomp, m, n, k, l, clusters)
+        partials = [work.partial(u.slot // sched.cluster_size, u.part) * sched.cluster_size + u.slot
+                    % sched.cluster_size for units in per_tile.values() if len(units) > 1 for u in units[:-1]]
+        assert len(set(partials)) == len(partials)
+        assert all(0 <= p < sched.partial_tiles(decomp, m, n, k, l, clusters) for p in partials)
     return per_tile, used_slots
 
 
@@ -188,24 +195,41 @@ def test_decomposition_rules():
     st.sampled_from(("split_k", "stream_k")),
     st.integers(2, 8),
 )
-def test_ordered_fixup_always_progresses(tiles, k_tiles, clusters, kind, splits):
-    """Every cluster walking its units in order, a unit with part i finishing only once part i - 1 of its tile
-    has: the launch never deadlocks (each step some cluster advances) and every tile ends with all its parts."""
+def test_parallel_fixup_always_progresses(tiles, k_tiles, clusters, kind, splits):
+    """Every cluster walking its units in order, non-final parts storing their partial and signalling the
+    tile's counter without waiting, the final part (parts - 1) finishing only once the counter says parts - 1
+    and then resetting it: the launch never deadlocks (each step some cluster advances), every tile ends
+    with all its parts summed from distinct partial tiles, and every counter is back at 0."""
     from cute_nvarch.tile_scheduler import KWork
 
     work = KWork(kind, tiles, k_tiles, clusters, splits)
     queues = [[work.unit(c, i) for i in range(work.units_of_cluster(c))] for c in range(clusters)]
-    done: dict[int, int] = {}  # tile -> parts finished
+    counter: dict[int, int] = {}  # shared tile slot -> arrivals
+    partial: dict[int, tuple[int, int]] = {}  # partial tile -> (tile, part) written there
+    finished: dict[int, int] = {}  # tile -> parts summed by its final part
     want = {u[0]: u[4] for q in queues for u in q}  # tile -> its parts
     pos = [0] * clusters
     while any(p < len(q) for p, q in zip(pos, queues, strict=True)):
         moved = False
         for c, q in enumerate(queues):
             if pos[c] < len(q):
-                tile, _, _, part, parts, _ = q[pos[c]]
-                if done.get(tile, 0) == part:  # its flag says `part`
-                    done[tile] = part + 1
-                    pos[c] += 1
-                    moved = True
+                tile, _, _, part, parts, slot = q[pos[c]]
+                if parts == 1:
+                    finished[tile] = 1
+                elif part < parts - 1:  # store the partial (never overwriting a live one), signal
+                    where = work.partial(slot, part)
+                    assert where not in partial, "partial tile reused"
+                    partial[where] = (tile, part)
+                    counter[slot] = counter.get(slot, 0) + 1
+                elif counter.get(slot, 0) == parts - 1:  # final: all others arrived; read 0..parts-2, reset
+                    got = [partial.pop(work.partial(slot, i)) for i in range(parts - 1)]
+                    assert got == [(tile, i) for i in range(parts - 1)]
+                    counter[slot] = 0
+                    finished[tile] = parts
+                else:
+                    continue
+                pos[c] += 1
+                moved = True
         assert moved, "deadlock"
-    assert done == want and set(done) == set(range(tiles))
+    assert finished == want and set(finished) == set(range(tiles))
+    assert not partial and all(v == 0 for v in counter.values())

@@ -17,10 +17,14 @@ Units that split K are the other kinds of a `Decomposition` (`KWork` evaluates o
   them from its last tile back to its first and then its data-parallel tiles. The shared tiles are the
   first T % P of the raster (they run first, together), the data-parallel ones the rest.
 Every unit also carries `part` (its index among the units of its tile, in K order), `parts` (how many units
-share the tile) and `slot` (the shared tile's index in the workspace): the unit with part i adds its partial
-accumulators after part i - 1 (an ordered, deterministic fix-up) and part `parts - 1` finishes the tile.
-Part i only waits for units with a smaller launch-wide index (split-K: unit w - 1; stream-K: a lower
-worker's first-walked unit), so a launch whose clusters are all resident always progresses.
+share the tile) and `slot` (the shared tile's index: its arrival counter). The fix-up is parallel and
+deterministic: every part i < parts - 1 stores its partial accumulators in its own workspace tile
+(`KWork.partial(slot, i)`) without waiting and signals the tile's counter; part `parts - 1` (the one with
+the tile's last K range) waits until all others have signalled, adds their partials in the fixed order
+0, 1, ..., parts - 2 and finishes the tile. Only final parts wait, and only for non-final units of smaller
+launch-wide index (split-K: units w - parts + 1 .. w - 1; stream-K: lower workers' first-walked units),
+which never wait, so a launch whose clusters are all resident always progresses. Partial tiles: split-K
+(parts - 1) per tile; stream-K one per worker (a worker is a non-final part only of its first-walked tile).
 
 Inside a batch the units are ordered by a raster with a swizzle (the grouped order of Triton's matmul
 tutorial and CUTLASS's swizzled rasterization): units come in groups of `2**swizzle_log` rows of the
@@ -125,8 +129,9 @@ class KWork:
     `num_clusters` clusters (`splits`: split-K's requested parts), on ints or run-time integers.
 
     `units_of_cluster(c)` is how many units cluster c walks; `unit(c, i)` its i-th as (cluster tile index,
-    k_begin, k_end, part, parts, slot). Attributes: `splits` (split-K's effective S), `sk_tiles` (tiles shared
-    by stream-K workers), `workers` (W), `iters` (stream-K iterations), `shared_tiles` (workspace slots).
+    k_begin, k_end, part, parts, slot); `partial(slot, part)` the workspace tile of a non-final part's partial.
+    Attributes: `splits` (split-K's effective S), `sk_tiles` (tiles shared by stream-K workers), `workers` (W),
+    `iters` (stream-K iterations), `shared_tiles` (arrival counters), `partial_tiles` (workspace partial tiles).
     """
 
     def __init__(self, kind: str, tiles: Any, k_tiles: Any, num_clusters: Any, splits: Any = 1,
@@ -144,6 +149,20 @@ class KWork:
             some = _max(ops.min(num_clusters, self.iters // MIN_STREAM_K_ITERS), 1, ops)
             self.workers = ops.select(self.iters > 0, some, 0)
             self.shared_tiles = self.sk_tiles
+
+    @property
+    def partial_tiles(self) -> Any:
+        """Cluster tiles of partial accumulators in the workspace (split-K: parts - 1 per tile; stream-K: one per
+        worker)."""
+        if self.kind == "split_k":
+            return self.tiles * (self.splits - 1)
+        return self.workers
+
+    def partial(self, slot: Any, part: Any) -> Any:
+        """The workspace tile where non-final `part` of shared tile `slot` leaves its partial accumulators."""
+        if self.kind == "split_k":
+            return slot * (self.splits - 1) + part
+        return self._worker_of(slot * self.k_tiles) + part  # stream-K: the worker's own tile
 
     @property
     def total_units(self) -> Any:
@@ -378,10 +397,16 @@ class TileScheduler:
         return self.num_clusters(m, n, l, num_sms)
 
     def workspace_tiles(self, decomp: Decomposition, m: int, n: int, k: int, l: int, num_clusters: int) -> int:
-        """CTA tiles of partial accumulators (and fix-up flags) a launch needs (0 when no tile is shared)."""
+        """CTA tiles with an arrival counter (shared tiles) a launch needs (0 when no tile is shared)."""
         if not decomp.shares_tiles:
             return 0
         return self.k_work(decomp, m, n, k, l, num_clusters).shared_tiles * self.cluster_size
+
+    def partial_tiles(self, decomp: Decomposition, m: int, n: int, k: int, l: int, num_clusters: int) -> int:
+        """CTA tiles of partial accumulators in the workspace of a launch (0 when no tile is shared)."""
+        if not decomp.shares_tiles:
+            return 0
+        return self.k_work(decomp, m, n, k, l, num_clusters).partial_tiles * self.cluster_size
 
     def work_units(
         self,

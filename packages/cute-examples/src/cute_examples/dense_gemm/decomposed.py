@@ -5,8 +5,10 @@ problem: data-parallel (host.schedule's grid and order), split-K (`splits` parts
 or stream-K (cfg.decomposition), all from cute-nvarch's TileScheduler/KWork (what the kernel walks).
 `Schedule.label` is what bench rows and tests print.
 
-`Workspace` holds, per device and stream, the float32 partial tiles and the int32 fix-up flags (zeroed
-once; the kernel leaves them zero) and grows them when a launch needs more; launches on one stream are
+`Workspace` holds, per device and stream, the float32 partial tiles (`Schedule.partial_cta_tiles`: split-K
+parts - 1 per tile, stream-K one per worker CTA) and the int32 arrival counters (zeroed once; the kernel
+leaves them zero) and grows them when a launch needs more (at most `split_k.MAX_WORKSPACE_BYTES` of
+partials: `schedule_of` refuses more, k_choice never picks more); launches on one stream are
 ordered, so they may share it, and launches on different streams get their own (`split_k`'s fix-up is
 only safe when the launches sharing a workspace do not overlap).
 
@@ -22,7 +24,7 @@ from typing import Any
 from cute_nvarch.tile_scheduler import Decomposition
 
 from .spec import GemmConfig
-from .split_k import flag_count, workspace_bytes
+from .split_k import MAX_WORKSPACE_BYTES, flag_count, workspace_bytes
 
 __all__ = ["Schedule", "Workspace", "launch_decomposed", "schedule_of"]
 
@@ -36,10 +38,12 @@ class Schedule:
     workers: int  # stream-K workers (clusters sharing the last tiles' K iterations), else 0
     sk_tiles: int  # cluster tiles shared by stream-K workers
     units: int  # cluster-shaped units the launch walks (stream-K: one per worker plus the data-parallel tiles)
-    shared_cta_tiles: int  # CTA tiles with partial accumulators in the workspace
+    shared_cta_tiles: int  # CTA tiles shared by several units (an arrival counter each)
     grid: tuple[int, int, int]
     raster_along_n: int
     swizzle_log: int
+    partial_cta_tiles: int = 0  # CTA tiles of float32 partial accumulators in the workspace
+    workspace_bytes: int = 0  # their bytes (at most split_k.MAX_WORKSPACE_BYTES)
 
     @property
     def label(self) -> str:
@@ -67,15 +71,23 @@ def schedule_of(shape: Any, cfg: GemmConfig, num_sms: int, splits: int = 1) -> S
     decomp = Decomposition(cfg.decomposition, splits if cfg.decomposition == "split_k" else 1)
     clusters = sched.decomposed_clusters(decomp, m, n, k, l, num_sms)
     work = sched.k_work(decomp, m, n, k, l, clusters)
+    partials = sched.partial_tiles(decomp, m, n, k, l, clusters)
+    nbytes = workspace_bytes(cfg, partials)
+    if nbytes > MAX_WORKSPACE_BYTES:
+        raise ValueError(
+            f"schedule_of: {cfg.decomposition} of {m}x{n}x{k}x{l} on {cfg.tile_m}x{cfg.tile_n} tiles needs "
+            f"{nbytes} bytes of partial tiles, more than MAX_WORKSPACE_BYTES ({MAX_WORKSPACE_BYTES}): use fewer "
+            "splits or data-parallel"
+        )
     return Schedule(
         cfg.decomposition, work.splits, work.workers, work.sk_tiles, work.total_units,
         sched.workspace_tiles(decomp, m, n, k, l, clusters), (cfg.cluster_m * clusters, cfg.cluster_n, 1),
-        raster_n, swz,
+        raster_n, swz, partials, nbytes,
     )
 
 
 class Workspace:
-    """Per (device, stream) float32 partial tiles and zeroed int32 flags of a plan, grown on demand."""
+    """Per (device, stream) float32 partial tiles and zeroed int32 arrival counters of a plan, grown on demand."""
 
     def __init__(self) -> None:
         self._held: dict[tuple[int, int], tuple[Any, Any]] = {}
@@ -85,8 +97,8 @@ class Workspace:
         handle `stream` (the torch tensors are kept here)."""
         import torch
 
-        tiles = max(schedule.shared_cta_tiles, 1)
-        need_ws, need_flags = workspace_bytes(cfg, tiles) // 4, flag_count(cfg, tiles)
+        need_ws = max(schedule.workspace_bytes // 4, 4)
+        need_flags = flag_count(cfg, max(schedule.shared_cta_tiles, 1))
         key = (device, stream)
         held = self._held.get(key)
         if held is None or held[0].numel() < need_ws or held[1].numel() < need_flags:

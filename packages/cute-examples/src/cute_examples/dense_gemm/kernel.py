@@ -22,7 +22,7 @@ cluster_n, 1) with `clusters` <= the number of work units (`host.schedule`). `co
 
 A config whose `decomposition` shares tiles' K loops (split-K, stream-K) is the kernel `dense_gemm_split`
 (`split_k`): the same body walking the scheduler's split units with a running stage/phase count, whose
-run-time parameters add `split_k.SPLIT_PARAMS` and whose consumers run the ordered fix-up before the epilogue
+run-time parameters add `split_k.SPLIT_PARAMS` and whose consumers run the parallel fix-up before the epilogue
 of a tile's last unit. The data-parallel kernels and their PTX are unchanged.
 
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
@@ -160,7 +160,7 @@ def dense_gemm_split(
     splits: _I32,
     config: GemmConfig,
 ):
-    """C = A @ B with units sharing tiles' K loops (split-K / stream-K) and the ordered fix-up of `config`."""
+    """C = A @ B with units sharing tiles' K loops (split-K / stream-K) and the parallel fix-up of `config`."""
     if not config.shares_k:
         raise ValueError("config.decomposition is data_parallel: use dense_gemm")
     from .split_k import SplitParams
@@ -429,7 +429,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
 
         wu = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr, (count, wu.k_begin, wu.k_end))
-        acc = fixup(plan, acc, wu, g, tid_in_wg, split, g + _EPI_BARRIER_BASE)
+        acc = fixup(plan, acc, wu, g, tid_in_wg, split, g + _EPI_BARRIER_BASE, sched.work)
         # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
         if_(wu.part == wu.parts - 1, lambda: _epilogue(
             plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue
