@@ -160,3 +160,31 @@ def test_dynamic_smem_base_is_rounded_up_in_kernel(compile_kernel, ptx_lines):
 
         with ir.Context(), ir.Location.unknown():
             H.dynamic_smem_base(48)
+
+
+def test_gmem_sync_builders_ptx(compile_kernel, ptx_lines):
+    """The fix-up's global-memory builders: acquire load, release store and add, the bounded spin, L2 vectors."""
+    from cute_ir.hopper import gmem_sync as G
+    from cute_ir.values import Int
+    from mlir import ir
+    from mlir.dialects import llvm
+
+    def body(k):
+        i64 = ir.IntegerType.get_signless(64)
+        addr = Int(llvm.ptrtoint(i64, k.arg("flags")))
+        G.red_release_gpu_add(addr, 1)
+        G.st_release_gpu(addr + 4, 0)
+        G.spin_until_eq(addr + 8, 3, max_polls=1000)
+        v = G.ld_acquire_gpu(addr + 12)
+        quad = G.ld_global_cg_v4_f32(addr + 16)
+        G.st_global_cg_v4_f32(addr + 32, quad)
+        G.st_release_gpu(addr, v)
+
+    text = "\n".join(ptx_lines(compile_kernel("gsync", [("flags", "ptr")], body, block=(128, 1, 1)).ptx))
+    for want in ("red.release.gpu.global.add.u32", "st.release.gpu.global.u32", "ld.acquire.gpu.global.u32",
+                 "nanosleep.u32 32", "setp.ge.u32", "trap;", "ld.global.cg.v4.f32", "st.global.cg.v4.f32"):
+        assert want in text, want
+    with pytest.raises(ValueError, match="max_polls must be an int"):
+        G.spin_until_eq(0, 0, max_polls=0)
+    with pytest.raises(ValueError, match="stores 4 values"):
+        G.st_global_cg_v4_f32(0, [])
