@@ -38,6 +38,8 @@ from typing import Any
 
 from cute_runtime.stream import current_stream, stream_handle
 
+from ..tracing import compiling as _compiling
+from ..tracing import traced_gemm as _traced_gemm
 from .activation import check_activation
 from .host import (
     _as3,
@@ -533,7 +535,13 @@ def gemm(
     (`epilogue_args` has the rules: bias a vector along N or M, input broadcast as torch.addmm's with beta
     defaulting to 1, activation one of `activation.ACTIVATIONS`; "swiglu" takes b with interleaved gate/up
     columns (`activation.interleave_gate_up`) and writes N/2 columns).
+
+    Under torch.compile / torch.export it is the operator `torch.ops.cute.gemm` (`gemm_out` with out; `torch_ops`).
     """
+    if _compiling():
+        return _traced_gemm(a, b, out, stream, dict(
+            bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
+            acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant))
     options = (
         c_dtype,
         acc_dtype,

@@ -7,7 +7,8 @@ __all__ = ["elementwise_add"]
 
 def __getattr__(name: str) -> object:
     # torch is imported by `host` only, so that the CLI checks its arguments and the kernel builds without it
-    if name == "elementwise_add":
+    if name == "elementwise_add":  # also registers torch.ops.cute.elementwise_add (`torch_ops`)
+        from .. import torch_ops  # noqa: F401
         from .host import elementwise_add
 
         return elementwise_add

@@ -19,6 +19,8 @@ from typing import Any
 import torch
 
 from ..torch_types import TORCH_DTYPES as _ALL_TORCH_DTYPES
+from ..tracing import compiling as _compiling
+from ..tracing import traced_add as _traced_add
 from .kernel import DTYPES, add_kernel, grid_for, tile_shape
 from .modes import standins
 
@@ -203,7 +205,10 @@ def _key(a: Any, b: Any, out: Any) -> tuple[Any, ...]:
 
 def elementwise_add(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
     """out = a + b for CUDA tensors of one dtype (float32, float16, bfloat16, int32); a and b broadcast as in
-    torch; any strides (out may be a or b itself, else must not overlap them)."""
+    torch; any strides (out may be a or b itself, else must not overlap them). Under torch.compile /
+    torch.export it is the operator `torch.ops.cute.elementwise_add` (`elementwise_add_out` with out)."""
+    if _compiling():
+        return _traced_add(a, b, out)
     if out is None:  # checked with the plan (a miss) or by the key (a hit)
         try:
             shape = a.shape if a.shape == b.shape else _result_shape(a, b)
