@@ -11,6 +11,11 @@ breakdown times the hit path's parts alone: key (`plan_key`), lookup (the plan t
 timed with the table emptied. GPU rows: 1024^3 and 256x8192x8192 (and the host shapes) through the public call,
 back to back and alternating with torch.matmul, ratio to cuBLAS; under 50 us both sides also inside a CUDA
 graph. Every config these rows use is in `aot.bench_configs()` (so in the AOT bundle).
+
+Operator dispatch (`op_rows`): host us per call through `torch.ops.cute.gemm_out(a, b, c)` against `gemm(a, b, c)`,
+`torch.ops.cute.gemm(a, b)` against `gemm(a, b)` and `torch.ops.cute.elementwise_add_out` against
+`elementwise_add(x, y, z)`, rotated buffer sets, alternating blocks as above: the cost of the `cute::` operators
+(`torch_ops`) that torch.compile's graphs call.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, numbe
 from ..report import GPU_HOST_BENCH, no_gpu_ending
 from .spec import AB_DTYPES
 
-__all__ = ["CALLS", "HOST_SHAPES", "ROTATION", "SPEED_SHAPES", "host_rows", "main", "speed_rows"]
+__all__ = ["CALLS", "HOST_SHAPES", "ROTATION", "SPEED_SHAPES", "host_rows", "main", "op_rows", "speed_rows"]
 
 # (M, N, K, L): host cost is measured where the kernel is shortest; speed where issue 13 reports it
 HOST_SHAPES = ((64, 64, 64, 1), (1024, 1024, 1024, 1))
@@ -139,6 +144,46 @@ def _host_row(dtype: str, mnkl: tuple[int, int, int, int], iterations: int) -> s
     )
 
 
+def op_rows(iterations: int = 30) -> list[str]:
+    """Host us per call through the torch.ops.cute operators against the public functions (rotated buffers)."""
+    import torch
+
+    from .. import torch_ops  # noqa: F401 - registers torch.ops.cute.*
+    from ..elementwise_add.host import elementwise_add
+    from .launch_plan import gemm
+
+    rows = [
+        f"operator dispatch, host us per call, {ROTATION} rotated buffer sets, blocks of {CALLS} calls alternating",
+        f"{'call':44} {'M x N x K':16} {'public':>7} {'op':>7} {'op - public':>11}",
+    ]
+    rounds = max(4, iterations // 5)
+    for mnkl in HOST_SHAPES:
+        m, n, k, _ = mnkl
+        sets = _sets(mnkl, "float16", ROTATION)
+        for a, b, c in sets:
+            gemm(a, b, c)
+            torch.ops.cute.gemm_out(a, b, c)
+            torch.ops.cute.gemm(a, b)
+        pairs = (
+            ("gemm(a, b, c) / cute.gemm_out(a, b, c)", lambda i, s=sets: gemm(*s[i % ROTATION]),
+             lambda i, s=sets: torch.ops.cute.gemm_out(*s[i % ROTATION])),
+            ("gemm(a, b) / cute.gemm(a, b)", lambda i, s=sets: gemm(*s[i % ROTATION][:2]),
+             lambda i, s=sets: torch.ops.cute.gemm(*s[i % ROTATION][:2])),
+        )
+        for what, public, op in pairs:
+            t_public, t_op = _alternate([public, op], rounds)
+            rows.append(f"{what:44} {f'{m}x{n}x{k}':16} {t_public:7.2f} {t_op:7.2f} {t_op - t_public:11.2f}")
+    adds = [tuple(torch.randn(64, 64, device="cuda") for _ in range(3)) for _ in range(ROTATION)]
+    for x, y, z in adds:
+        elementwise_add(x, y, z)
+        torch.ops.cute.elementwise_add_out(x, y, z)
+    t_public, t_op = _alternate([lambda i: elementwise_add(*adds[i % ROTATION]),
+                                 lambda i: torch.ops.cute.elementwise_add_out(*adds[i % ROTATION])], rounds)
+    rows.append(f"{'elementwise_add(x, y, z) / cute.elementwise_add_out':44} {'64x64':16} {t_public:7.2f} "
+                f"{t_op:7.2f} {t_op - t_public:11.2f}")
+    return rows
+
+
 def _graph_ms(fn: Callable[[], object]) -> float:
     """ms per call of fn replayed from a CUDA graph of GRAPH_CALLS calls (`timing.graph_ms`)."""
     from ..timing import graph_ms
@@ -215,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(line)
         return 0
     print(f"device: {torch.cuda.get_device_name()}")
-    for row in host_rows(args.iterations) + speed_rows(args.iterations):
+    for row in host_rows(args.iterations) + op_rows(args.iterations) + speed_rows(args.iterations):
         print(row)
     return 0
 
