@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("mlir")  # the plan is built with cute-ir's Hopper builders
 
 from cute_examples.dense_gemm.aot import aot_configs, dtype_major_configs, tile_cluster_configs
+from cute_examples.dense_gemm.fp8_cases import fp8_configs
 from cute_examples.dense_gemm.kernel import gemm_spec
 from cute_examples.dense_gemm.plan import make_plan
 from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
@@ -81,7 +82,7 @@ def _covered(op, tile_mn, tile_k):
     return cells
 
 
-@pytest.mark.parametrize("cfg", aot_configs()[::3] + tile_cluster_configs(), ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", aot_configs()[::3] + tile_cluster_configs() + fp8_configs(), ids=lambda c: c.name)
 def test_tma_boxes_cover_each_tile_once_and_split_evenly(cfg):
     p = make_plan(cfg)
     for op, mn in ((p.a, cfg.tile_m), (p.b, cfg.tile_n)):

@@ -59,7 +59,8 @@ def parser() -> Parser:
     option(p, "--mnkl", type=int_list(4), default=(4096, 4096, 4096, 1), example="8192,8192,8192,1",
            metavar="M,N,K,L", help="problem shape: C (M x N) = A (M x K) B (K x N), L batches")
     option(p, "--tile_shape_mnk", type=int_list(3), default=(128, 128, 64), example="128,256,64",
-           metavar="M,N,K", help=f"CTA tile (M in {spec.TILE_M}, N in {spec.TILE_N}, K in {spec.TILE_K})")
+           metavar="M,N,K", help=f"CTA tile (M in {spec.TILE_M}, N in {spec.TILE_N}, K = {spec.TILE_K_BYTES} "
+                                 "bytes of A: 64 for 16-bit, 128 for 8-bit inputs)")
     option(p, "--cluster_shape_mn", type=int_list(2), default=(1, 1), example="2,1", metavar="M,N",
            help=f"thread-block cluster shape, one of {' '.join(f'{m},{n}' for m, n in spec.CLUSTER_SHAPES)}")
     for flag, allowed, default, what in (("--a_dtype", AB_DTYPES, "Float16", "A"),

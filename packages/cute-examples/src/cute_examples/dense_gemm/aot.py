@@ -12,7 +12,7 @@ tests compare the two); `bench_configs()` is every config the benchmark rows and
 the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe), and the model
 suite's (`bench_models.model_configs`); the fused epilogue's GPU test calls and benchmark rows add theirs
 (`epilogue_cases`), split-K / stream-K theirs (`split_k_cases.split_sweep_configs`: every tile the choice may
-decompose on, so a recalibrated choice stays inside the bundle).
+decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`).
 """
 
 from __future__ import annotations
@@ -125,8 +125,12 @@ def aot_configs() -> list[GemmConfig]:
     from .split_k_cases import split_sweep_configs
 
     fused = gpu_case_configs(BENCH_NUM_SMS) + bench_epilogue_configs(BENCH_NUM_SMS)  # epilogue GPU tests, bench
+    from .fp8_cases import fp8_configs
+
     split = split_sweep_configs()  # the split-K / stream-K GPU tests' and the choice's tiles
-    for cfg in dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split:
+    fp8 = fp8_configs()  # the FP8 GPU tests', bench's and CLI's
+    for cfg in (dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split
+                + fp8):
         seen.setdefault(cfg.name, cfg)
         # gemm() stages an M-major C whose M ends inside a 16-byte chunk through an N-major scratch buffer
         staged = dataclasses.replace(cfg, c_major="n")

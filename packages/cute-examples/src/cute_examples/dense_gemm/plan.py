@@ -145,7 +145,7 @@ def _nvarch_boxes(
 
 
 def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  # noqa: ANN001
-    dtype = numeric_type(cfg.a_dtype)
+    dtype = numeric_type(cfg.a_dtype if which == "A" else cfg.b_dtype)
     major = "k" if (cfg.a_major if which == "A" else cfg.b_major) == "k" else "mn"
     tile_mn = cfg.tile_m if which == "A" else cfg.tile_n
     layout = make_gmma_smem_layout(dtype, "K" if major == "k" else "MN", tile_mn, cfg.tile_k, stages)

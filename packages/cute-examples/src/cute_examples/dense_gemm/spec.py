@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 
 from cute_nvarch.gmma_desc import GmmaLayoutType
 from cute_nvarch.gmma_smem import select_gmma_layout_type
-from cute_nvarch.numeric import BFloat16, Float16, Float32, numeric_type
+from cute_nvarch.numeric import BFloat16, Float8E4M3FN, Float8E5M2, Float16, Float32, numeric_type
 from cute_nvarch.smem import SmemPlan
 from cute_nvarch.target import SM90A, TARGETS, compile_target
 from cute_nvarch.tile_scheduler import DECOMPOSITIONS, TileScheduler
@@ -56,6 +56,7 @@ from .activation import ACTIVATIONS, BIAS_MODES
 
 __all__ = [
     "DTYPE_BYTES",
+    "FP8_DTYPES",
     "TOLERANCE",
     "tolerance",
     "ACC_DTYPES",
@@ -72,13 +73,16 @@ __all__ = [
 ]
 
 AB_DTYPES = tuple(t.canonical for t in (Float16, BFloat16))
+# 8-bit inputs (E4M3, E5M2; A and B may differ): K-major only (wgmma's rule for 8-bit types), f32 accumulation
+FP8_DTYPES = tuple(t.canonical for t in (Float8E4M3FN, Float8E5M2))
 C_DTYPES = tuple(t.canonical for t in (Float16, BFloat16, Float32))
 ACC_DTYPES = tuple(t.canonical for t in (Float32, Float16))
 # bytes per element of each C dtype, read off cute-nvarch's table once
 DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32)}
 TILE_M = (64, 128)
 TILE_N = (64, 128, 256)
-TILE_K = (64,)
+# tile_k is one 128-byte swizzle row of A and B: 64 16-bit or 128 8-bit elements
+TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
 # sm_90: 227 KiB of dynamic shared memory per block (232448 bytes), cute-nvarch's target figure
 SMEM_CAPACITY = SM90A.smem_per_block
@@ -108,22 +112,23 @@ def runs_on(cc: tuple[int, int]) -> bool:
     return compile_target(cc).has_wgmma
 
 
-def canonical_dtype(dtype: object, what: str = "dtype") -> str:
-    """'float16' / 'bfloat16' / 'float32' for CuTe (`Float16`), torch (`torch.float16`) or short names."""
+def canonical_dtype(dtype: object, what: str = "dtype", allowed: tuple[str, ...] = C_DTYPES) -> str:
+    """'float16' / 'bfloat16' / 'float32' (or another of `allowed`) for CuTe (`Float16`), torch
+    (`torch.float16`) or short names."""
     try:
         canon = numeric_type(dtype if isinstance(dtype, str) else str(dtype)).canonical
     except ValueError:
         canon = None
-    if canon not in C_DTYPES:
-        raise ValueError(
-            f"{what} must be one of Float16, BFloat16, Float32 (or torch's names), got {dtype!r}"
-        )
+    if canon not in allowed:
+        names = ", ".join(numeric_type(a).name for a in allowed)
+        raise ValueError(f"{what} must be one of {names} (or torch's names), got {dtype!r}")
     return canon
 
 
 # the parts of `GemmConfig.name`, explained once wherever names are listed (the main job's report)
 NAME_LEGEND = (
-    "dense_gemm_<A,B dtype>_<acc dtype>_<C dtype>_<A,B,C majors>_<tile MxNxK>_c<cluster MxN>_s<stages>_",
+    "dense_gemm_<A,B dtype (A then B when they differ)>_<acc dtype>_<C dtype>_<A,B,C majors>_<tile MxNxK>_",
+    "  c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
     "  [_splitk|_streamk = units share tiles' K loops];",
@@ -144,7 +149,7 @@ class GemmConfig:
     c_major: str = "n"
     tile_m: int = 128
     tile_n: int = 128
-    tile_k: int = 64
+    tile_k: int | None = None
     cluster_m: int = 1
     cluster_n: int = 1
     stages: int | None = None
@@ -160,11 +165,22 @@ class GemmConfig:
     decomposition: str = "data_parallel"
 
     def __post_init__(self) -> None:
-        for f in ("a_dtype", "b_dtype", "c_dtype", "acc_dtype"):
+        for f in ("a_dtype", "b_dtype"):
+            object.__setattr__(self, f, canonical_dtype(getattr(self, f), f, AB_DTYPES + FP8_DTYPES))
+        for f in ("c_dtype", "acc_dtype"):
             object.__setattr__(self, f, canonical_dtype(getattr(self, f), f))
-        if self.a_dtype not in AB_DTYPES:
-            raise ValueError(f"a_dtype must be one of {AB_DTYPES}, got {self.a_dtype!r}")
-        if self.b_dtype != self.a_dtype:
+        if self.tile_k is None:
+            object.__setattr__(self, "tile_k", TILE_K_BYTES // self.ab_bytes)
+        if self.is_fp8:
+            if self.b_dtype not in FP8_DTYPES:
+                raise ValueError(f"b_dtype must be 8-bit ({FP8_DTYPES}) with an 8-bit a_dtype, got {self.b_dtype!r}")
+            for f in ("a_major", "b_major"):
+                if getattr(self, f) != "k":
+                    raise ValueError(f"{f} must be 'k' for 8-bit inputs (wgmma reads 8-bit A and B K-major only), "
+                                     f"got {getattr(self, f)!r}")
+            if self.acc_dtype != "float32":
+                raise ValueError(f"acc_dtype must be float32 for 8-bit inputs, got {self.acc_dtype}")
+        elif self.b_dtype != self.a_dtype:
             raise ValueError(f"b_dtype must equal a_dtype ({self.a_dtype}) for wgmma, got {self.b_dtype!r}")
         if self.acc_dtype not in ACC_DTYPES:
             raise ValueError(f"acc_dtype must be one of {ACC_DTYPES}, got {self.acc_dtype!r}")
@@ -176,7 +192,8 @@ class GemmConfig:
             v = getattr(self, f)
             if v not in allowed:
                 raise ValueError(f"{f} must be one of {allowed}, got {v!r}")
-        for f, allowed in (("tile_m", TILE_M), ("tile_n", TILE_N), ("tile_k", TILE_K)):
+        tile_k = (TILE_K_BYTES // self.ab_bytes,)
+        for f, allowed in (("tile_m", TILE_M), ("tile_n", TILE_N), ("tile_k", tile_k)):
             v = getattr(self, f)
             if v not in allowed:
                 raise ValueError(f"{f} must be one of {allowed}, got {v!r}")
@@ -261,9 +278,14 @@ class GemmConfig:
         return self.tile_n // 2 if self.activation == "swiglu" else self.tile_n
 
     @property
+    def is_fp8(self) -> bool:
+        """Whether A and B are 8-bit floats (E4M3/E5M2)."""
+        return self.a_dtype in FP8_DTYPES
+
+    @property
     def ab_bytes(self) -> int:
         """Bytes per A/B element."""
-        return DTYPE_BYTES[self.a_dtype]
+        return numeric_type(self.a_dtype).bytes
 
     @property
     def c_bytes(self) -> int:
@@ -349,7 +371,9 @@ class GemmConfig:
     @property
     def name(self) -> str:
         """The kernel's entry symbol (its parts: NAME_LEGEND)."""
-        a, acc, c = (numeric_type(d).short for d in (self.a_dtype, self.acc_dtype, self.c_dtype))
+        a, b, acc, c = (numeric_type(d).short for d in (self.a_dtype, self.b_dtype, self.acc_dtype, self.c_dtype))
+        if b != a:
+            a = f"{a}{b}"
         return (
             f"dense_gemm_{a}_{acc}_{c}_"
             f"{self.a_major}{self.b_major}{self.c_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}_"
