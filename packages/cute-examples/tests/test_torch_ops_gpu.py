@@ -109,15 +109,14 @@ def test_opcheck_every_op() -> None:
 def test_cuda_graph_replays_on_new_inputs() -> None:
     """A graph captured after one warm-up call (gemm with bias into a new tensor, the add into out) replays on
     values newly written into its inputs and matches the new reference."""
-    from cute_examples.dense_gemm import gemm
     from cute_examples.elementwise_add import elementwise_add
 
     a, b, bias, y = _operands()
     out = torch.empty_like(y)
 
     def step() -> object:
-        h = gemm(a, b, bias=bias)
-        elementwise_add(h, y, out=out)
+        h = torch.ops.cute.gemm(a, b, bias=bias)  # the operator (what a compiled graph calls)
+        elementwise_add(h, y, out=out)  # the public call
         return h
 
     side = torch.cuda.Stream()
@@ -137,3 +136,25 @@ def test_cuda_graph_replays_on_new_inputs() -> None:
         ref = a.float() @ b.float() + bias.float()
         torch.testing.assert_close(h.float(), ref, rtol=2e-3, atol=1e-2)
         assert torch.equal(out, h + y)
+
+
+@requires_sm90
+def test_compile_reduce_overhead_replays_on_new_inputs() -> None:
+    """torch.compile(mode="reduce-overhead") (CUDA graphs of the compiled graph) of gemm + elementwise_add gives
+    the new result after new values are written into the same inputs."""
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.elementwise_add import elementwise_add
+
+    torch._dynamo.reset()
+
+    def f(a: object, b: object, bias: object, y: object) -> object:
+        return elementwise_add(gemm(a, b, bias=bias, activation="relu"), y)
+
+    compiled = torch.compile(f, mode="reduce-overhead", fullgraph=True)
+    args = _operands()
+    for _ in range(4):
+        for dst, src in zip(args, _operands(), strict=True):
+            dst.copy_(src)
+        got = compiled(*args).clone()
+        torch.cuda.synchronize()
+        assert torch.equal(got, f(*args))
