@@ -9,7 +9,8 @@ Probes (float16, K-major A and B, each timed with `timing.median_ms` after a cor
 - SM loads: 64 x 2048 x 65536 on 64x256 tiles (8 SMs, each streaming its operands alone over 1024 K tiles):
   operand bytes per K tile over its time;
 - fix-up: split-K with 8 parts of 256 x 256 x 65536 on 128x128 tiles (32 units, one round): what the time
-  exceeds the modelled K loop, epilogue and unit overhead by, over the 14 partial-tile transfers of the chain.
+  exceeds the modelled K loop, epilogue and unit overhead by, over the 8 partial-tile transfers on a final
+  part's path (the slowest other part's store, then its 7 reads: k_choice's model of the parallel fix-up).
 The unit overhead and `min_gain` are kept. Without `--write` the fitted constants are printed only; with it
 they replace the file's (with the device name, SM count and date), which is what the cost model reads.
 """
@@ -83,7 +84,7 @@ def fit(num_sms: int) -> dict[str, Any]:
     narrow = GemmConfig(tile_m=64, tile_n=256)
     t_k = (_time_us(narrow, 1, (64, 2048, 65536, 1), num_sms) - 64 * 256 * 2 / old.sm_store_bytes_per_us) / 1024
     out["sm_load_bytes_per_us"] = (64 + 256) * 64 * 2 / t_k
-    # fix-up: split-K 8 parts of 4 tiles of 128x128, 128 K tiles per part, a chain of 14 transfers per tile
+    # fix-up: split-K 8 parts of 4 tiles of 128x128, 128 K tiles per part, 8 transfers on the final part's path
     split = GemmConfig(tile_m=128, tile_n=128, decomposition="split_k")
     probe = dataclasses.replace(old, **{k: out[k] for k in ("sm_flop_per_us", "sm_load_bytes_per_us")})
     eff = TILE_EFFICIENCY[(128, 128)]
@@ -91,7 +92,7 @@ def fit(num_sms: int) -> dict[str, Any]:
     t = _time_us(split, 8, (256, 256, 65536, 1), num_sms)
     extra = t - 128 * t_k - old.unit_fixed_us - 128 * 128 * 2 / old.sm_store_bytes_per_us
     if extra > 0:
-        out["sm_fixup_bytes_per_us"] = 14 * 128 * 128 * 4 / extra
+        out["sm_fixup_bytes_per_us"] = 8 * 128 * 128 * 4 / extra
     return out
 
 

@@ -3,18 +3,26 @@
 The model prices one persistent launch of a config on `num_sms` SMs from wave quantisation and K length:
 
 - one K tile of a CTA tile (tile_m x tile_n x 64) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
-  operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone;
+  operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone
+  (a cluster's multicast divides A's bytes by cluster_n and B's by cluster_m);
 - data-parallel: `ceil(T / P)` rounds of `k_tiles * t_k + epilogue + fixed` (T cluster tiles, P clusters);
-- split-K with S parts: `ceil(T * S / P)` rounds of `ceil(k_tiles / S) * t_k + fixed`, plus the ordered
-  fix-up of a tile (each of S - 1 parts stores and the next reads a float32 tile: `2 (S - 1)` transfers at
-  `sm_fixup` bytes/us) and one epilogue;
+- the parallel fix-up (`split_k`) moves float32 partial tiles between a CTA and L2 at `sm_fixup` bytes/us:
+  a tile's final part waits for its slowest other part (which then stores one partial: one transfer) and
+  reads the parts - 1 partials one after the other (parts - 1 transfers): `parts` transfers on its path;
+- split-K with S parts: `ceil(T * S / P)` rounds of `ceil(k_tiles / S) * t_k + fixed`, plus S transfers and
+  one epilogue;
 - stream-K: `T // P` data-parallel rounds, then each of the W workers' `ceil(iterations / W)` K tiles, two
-  unit overheads, the fix-ups of the tiles it shares and an epilogue;
-- every launch takes at least the DRAM time of its operands and output (`hbm` bytes/us, A and B read once).
+  unit overheads, the transfers of the tile with the most parts and an epilogue;
+- every launch takes at least the DRAM time of its operands, output and fix-up traffic (`hbm` bytes/us; A and
+  B read once; each partial tile written and read once).
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
-keeping data-parallel unless another kind is `min_gain` faster; the shared-K kinds run with cluster 1x1 on the
-tiles `SHARED_K_TILES` (what the AOT bundle holds). The constants are in `k_calibration.json`, written by
-`python -m cute_examples.dense_gemm.calibrate --write` on a GPU (the file names the device and date).
+keeping data-parallel unless another kind is `min_gain` faster and its partial tiles fit in
+`split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
+`SHARED_K_TILES` (what the AOT bundle holds); for M <= `SMALL_M` (decode-like rows) only split-K on the
+narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
+data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are
+in `k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate
+--write` on a GPU.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ __all__ = [
     "CALIBRATION_FILE",
     "MAX_SPLITS",
     "SHARED_K_TILES",
+    "SMALL_M",
+    "SMALL_M_TILES",
     "Calibration",
     "KChoice",
     "calibration",
@@ -40,10 +50,13 @@ __all__ = [
     "decomposed_config",
     "estimate_us",
     "limiter",
+    "partial_bytes",
 ]
 
 CALIBRATION_FILE = os.path.join(os.path.dirname(__file__), "k_calibration.json")
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
+SMALL_M = 64  # rows up to this M: split-K only, on SMALL_M_TILES
+SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
 MAX_SPLITS = 16
 
 
@@ -87,11 +100,35 @@ class KChoice:
     us: float
 
 
-def _k_tile_us(cal: Calibration, tm: int, tn: int, ab_bytes: int) -> float:
-    eff = TILE_EFFICIENCY.get((tm, tn), 0.5)
-    compute = 2.0 * tm * tn * 64 / (cal.sm_flop_per_us * eff)
-    load = (tm + tn) * 64 * ab_bytes / cal.sm_load_bytes_per_us
-    return max(compute, load)
+def _k_tile_us(cal: Calibration, cfg: GemmConfig) -> float:
+    eff = TILE_EFFICIENCY.get((cfg.tile_m, cfg.tile_n), 0.5)
+    compute = 2.0 * cfg.tile_m * cfg.tile_n * 64 / (cal.sm_flop_per_us * eff)
+    return max(compute, _load_us(cal, cfg))
+
+
+def _load_us(cal: Calibration, cfg: GemmConfig) -> float:
+    """One K tile's operand bytes per SM (multicast shares A along cluster_n, B along cluster_m) at sm_load."""
+    bytes_ = (cfg.tile_m / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * 64 * cfg.ab_bytes
+    return bytes_ / cal.sm_load_bytes_per_us
+
+
+def _io_bytes(shape: Any, cfg: GemmConfig) -> float:
+    return ((shape.m + shape.n) * shape.k * cfg.ab_bytes + shape.m * shape.n * DTYPE_BYTES[cfg.c_dtype]) * shape.l
+
+
+def partial_bytes(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1) -> int:
+    """Bytes of float32 partial tiles a launch of cfg's tile decomposed as `kind` needs (0: data-parallel)."""
+    from cute_nvarch.tile_scheduler import Decomposition
+
+    if kind == "data_parallel":
+        return 0
+    sched = cfg.tile_scheduler
+    kt = sched.problem_tiles(shape.m, shape.n, shape.k)[2]
+    decomp = Decomposition(kind, min(splits, kt) if kind == "split_k" else 1)
+    if decomp.kind == "split_k" and decomp.splits < 2:
+        return 0
+    clusters = sched.decomposed_clusters(decomp, shape.m, shape.n, shape.k, shape.l, num_sms)
+    return sched.partial_tiles(decomp, shape.m, shape.n, shape.k, shape.l, clusters) * cfg.tile_m * cfg.tile_n * 4
 
 
 def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1,
@@ -105,24 +142,24 @@ def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: in
     tiles = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
     p = sched.max_clusters(num_sms)
     tm, tn = cfg.tile_m, cfg.tile_n
-    t_k = _k_tile_us(cal, tm, tn, cfg.ab_bytes)
+    t_k = _k_tile_us(cal, cfg)
     epi = tm * tn * cfg.c_bytes / cal.sm_store_bytes_per_us
-    fix = tm * tn * 4 / cal.sm_fixup_bytes_per_us
+    fix = tm * tn * 4 / cal.sm_fixup_bytes_per_us  # one partial tile between a CTA and L2
     fixed = cal.unit_fixed_us
     if kind == "split_k":
         s = min(splits, kt)
         rounds = -(-tiles * s // p)
-        t = rounds * (-(-kt // s) * t_k + fixed) + 2 * (s - 1) * fix + epi
+        t = rounds * (-(-kt // s) * t_k + fixed) + (s * fix if s > 1 else 0.0) + epi
     elif kind == "stream_k":
         work = KWork("stream_k", tiles, kt, p)
         t = (tiles // p) * (kt * t_k + epi + fixed)
         if work.workers:
-            per = -(-work.iters // work.workers)
-            shared = min(-(-kt // per) + 1, 3)  # units on one tile's fix-up chain (the backward walk overlaps more)
-            t += per * t_k + 2 * fixed + 2 * shared * fix + epi
+            per = work.iters // work.workers  # the fewest iterations a worker has: the most parts on a tile
+            parts = min(-(-(kt - 1) // per) + 1, work.workers)
+            t += -(-work.iters // work.workers) * t_k + 2 * fixed + (parts * fix if parts > 1 else 0.0) + epi
     else:
         t = -(-tiles // p) * (kt * t_k + epi + fixed)
-    dram = ((shape.m + shape.n) * shape.k * cfg.ab_bytes + shape.m * shape.n * DTYPE_BYTES[cfg.c_dtype]) * shape.l
+    dram = _io_bytes(shape, cfg) + 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
     return max(t, dram / cal.hbm_bytes_per_us)
 
 
@@ -131,24 +168,29 @@ def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 
     """Which bound the model's time for the launch is: "DRAM", "SM loads" (operand streaming per SM) or
     "tensor cores"."""
     cal = cal or calibration()
-    dram = ((shape.m + shape.n) * shape.k * cfg.ab_bytes + shape.m * shape.n * DTYPE_BYTES[cfg.c_dtype]) * shape.l
+    dram = _io_bytes(shape, cfg) + 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
     if dram / cal.hbm_bytes_per_us >= estimate_us(shape, cfg, num_sms, kind, splits, cal) * 0.999:
         return "DRAM"
-    eff = TILE_EFFICIENCY.get((cfg.tile_m, cfg.tile_n), 0.5)
-    compute = 2.0 * cfg.tile_m * cfg.tile_n * 64 / (cal.sm_flop_per_us * eff)
-    return "tensor cores" if compute >= _k_tile_us(cal, cfg.tile_m, cfg.tile_n, cfg.ab_bytes) else "SM loads"
+    return "SM loads" if _load_us(cal, cfg) >= _k_tile_us(cal, cfg) else "tensor cores"
 
 
-def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibration | None = None) -> KChoice:
-    """The fastest modelled (kind, splits) for `shape` with cfg's tile (data-parallel unless `min_gain` faster)."""
+def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,
+                         kinds: tuple[str, ...] = ("stream_k", "split_k")) -> KChoice:
+    """The fastest modelled (kind, splits) for `shape` with cfg's tile among data-parallel and `kinds`
+    (data-parallel unless `min_gain` faster; only decompositions whose partial tiles fit MAX_WORKSPACE_BYTES)."""
+    from .split_k import MAX_WORKSPACE_BYTES
+
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal))
     if cfg.fused or cfg.acc_dtype != "float32":
         return dp
     kt = cfg.tile_scheduler.problem_tiles(shape.m, shape.n, shape.k)[2]
     best = dp
-    cands = [("stream_k", 1)] + [("split_k", s) for s in range(2, min(MAX_SPLITS, kt) + 1)]
+    cands = [("stream_k", 1)] * ("stream_k" in kinds)
+    cands += [("split_k", s) for s in range(2, min(MAX_SPLITS, kt) + 1)] * ("split_k" in kinds)
     for kind, s in cands:
+        if partial_bytes(shape, cfg, num_sms, kind, s) > MAX_WORKSPACE_BYTES:
+            continue
         t = estimate_us(shape, cfg, num_sms, kind, s, cal)
         if t < best.us:
             best = KChoice(kind, s, t)
@@ -157,22 +199,24 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
 
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
                       cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
-    """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind on one of the
-    `SHARED_K_TILES` tiles with cluster 1x1 is modelled `min_gain` faster than dp_cfg."""
+    """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
+    one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     if dp_cfg.fused or dp_cfg.acc_dtype != "float32":
         return dp_cfg, dp
+    small = shape.m <= SMALL_M
+    tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
     best_cfg, best = dp_cfg, dp
-    for tile in SHARED_K_TILES:
+    for tile in tiles:
         if dp_cfg.c_dtype == "float32" and tile[1] == 256:
             continue
         try:
             cfg = dataclasses.replace(dp_cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=1, cluster_n=1, stages=None,
-                                      decomposition="stream_k")
+                                      decomposition=kinds[0])
         except ValueError:
             continue  # e.g. a C whose epilogue chunks break the rule for this tile
-        c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal)
+        c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, kinds)
         if c.kind != "data_parallel" and c.us < best.us:
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
     if best.us < dp.us * (1 - cal.min_gain):

@@ -47,12 +47,17 @@ SPLIT_GPU_CASES = (
 
 def split_sweep_configs() -> list[GemmConfig]:
     """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
-    choice uses for them in both dtypes, and the GPU cases'."""
+    choice uses for them (k_choice's SHARED_K_TILES, and SMALL_M_TILES for split-K) in both dtypes, and the
+    GPU cases'."""
+    from .k_choice import SHARED_K_TILES, SMALL_M_TILES
+
     out = []
     for dtype in AB_DTYPES:
         for kind in ("split_k", "stream_k"):
-            for tile in ((128, 256), (128, 128), (64, 256), (64, 128)):
+            for tile in SHARED_K_TILES:
                 out.append(_cfg(kind, tile, dtype=dtype))
+        for tile in SMALL_M_TILES:
+            out.append(_cfg("split_k", tile, dtype=dtype))
         out.append(_cfg("split_k", (128, 256), (2, 1), dtype=dtype))
     out += [c.config for c in SPLIT_GPU_CASES]
     return list(dict.fromkeys(out))
