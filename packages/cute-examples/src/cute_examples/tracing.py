@@ -25,6 +25,8 @@ GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
     ("tile_shape_mnk", "int[]?", "None"),
     ("cluster_shape_mn", "int[]?", "None"),
     ("variant", "str?", "None"),
+    ("scale_a", "float?", "None"),
+    ("scale_b", "float?", "None"),
 )
 _GEMM_NAMES = tuple(name for name, _, _ in GEMM_KWARGS)
 

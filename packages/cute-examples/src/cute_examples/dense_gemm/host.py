@@ -15,7 +15,9 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from .spec import AB_DTYPES, DTYPE_BYTES, GemmConfig, canonical_dtype
+from cute_nvarch.numeric import numeric_type
+
+from .spec import AB_DTYPES, C_DTYPES, DTYPE_BYTES, FP8_DTYPES, GemmConfig, canonical_dtype
 
 __all__ = [
     "GemmProblem",
@@ -57,10 +59,17 @@ class GemmProblem:
     a: _Operand
     b: _Operand
     c: _Operand
+    b_dtype: str | None = None  # B's dtype when it is not ab_dtype (mixed 8-bit pairs)
 
 
 def _dtype_of(t: Any, what: str) -> str:
-    return canonical_dtype(str(t.dtype), f"{what}.dtype")
+    allowed = C_DTYPES + FP8_DTYPES if what in ("a", "b") else C_DTYPES
+    return canonical_dtype(str(t.dtype), f"{what}.dtype", allowed)
+
+
+def _elem_bytes(dtype: str) -> int:
+    """Bytes per element of an operand dtype (A/B: 16- or 8-bit; C)."""
+    return DTYPE_BYTES.get(dtype) or numeric_type(dtype).bytes
 
 
 def _as3(t: Any, what: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -101,7 +110,7 @@ def _operand(t: Any, what: str, unit_first: str, unit_second: str) -> tuple[_Ope
 
 def _legal_strides(op: _Operand, contiguous: str) -> tuple[int, int]:
     """(outer matrix stride, batch stride) in bytes, checked against TMA's 16-byte rule."""
-    e = DTYPE_BYTES[op.dtype]
+    e = _elem_bytes(op.dtype)
     if contiguous == "cols":
         inner_ext, outer_ext, outer_stride, outer_name = op.cols, op.rows, op.stride_rows, "dim -2"
     else:
@@ -156,23 +165,41 @@ def problem_of(a: Any, b: Any, out: Any, n_out: int | None = None) -> GemmProble
         )
     if min(m, n, k) < 1:
         raise ValueError(f"M, N and K must be >= 1, got {m}, {n}, {k}")
-    if ao.dtype != bo.dtype:
+    for dtype in (ao.dtype, bo.dtype):
+        if dtype not in AB_DTYPES + FP8_DTYPES:
+            raise ValueError(
+                f"a and b must be {' or '.join(AB_DTYPES)} (or 8-bit: {', '.join(FP8_DTYPES)}), got {dtype}"
+            )
+    if ao.dtype in FP8_DTYPES or bo.dtype in FP8_DTYPES:
+        _check_fp8(ao.dtype, bo.dtype, a_major, b_major)
+    elif ao.dtype != bo.dtype:
         raise ValueError(f"a and b must have the same dtype, got {ao.dtype} and {bo.dtype}")
-    if ao.dtype not in AB_DTYPES:
-        raise ValueError(f"a and b must be {' or '.join(AB_DTYPES)}, got {ao.dtype}")
     for op, contiguous in (
         (ao, "cols" if a_major == "k" else "rows"),
         (bo, "cols" if b_major == "n" else "rows"),
         (co, "cols" if c_major == "n" else "rows"),
     ):
         _legal_strides(op, contiguous)
-    return GemmProblem(m, n, k, ao.batch, a_major, b_major, c_major, ao.dtype, co.dtype, ao, bo, co)
+    b_dtype = bo.dtype if bo.dtype != ao.dtype else None
+    return GemmProblem(m, n, k, ao.batch, a_major, b_major, c_major, ao.dtype, co.dtype, ao, bo, co, b_dtype)
+
+
+def _check_fp8(a_dtype: str, b_dtype: str, a_major: str, b_major: str) -> None:
+    """8-bit inputs: both 8-bit (E4M3/E5M2, mixed pairs allowed), both K-major (wgmma's rule, torch._scaled_mm's)."""
+    for what, dtype in (("a", a_dtype), ("b", b_dtype)):
+        if dtype not in FP8_DTYPES:
+            raise ValueError(f"{what} must be 8-bit ({' or '.join(FP8_DTYPES)}) when the other operand is, got {dtype}")
+    for what, major, want in (("a", a_major, "row-major (M, K): K contiguous"),
+                              ("b", b_major, "column-major (K, N): K contiguous, e.g. w.t()")):
+        if major != "k":
+            raise ValueError(f"{what}: 8-bit operands must be K-major, {want}; got a {major}-major {what} "
+                             "(pass allow_copy=True to transpose it on the device)")
 
 
 def _geometry(op: _Operand, contiguous: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(rows, cols, batch) extents and legal element strides of an operand (its contiguous mode stride 1)."""
     outer_bytes, batch_bytes = _legal_strides(op, contiguous)
-    e = DTYPE_BYTES[op.dtype]
+    e = _elem_bytes(op.dtype)
     outer, batch = outer_bytes // e, batch_bytes // e
     strides = (outer, 1, batch) if contiguous == "cols" else (1, outer, batch)
     return (op.rows, op.cols, op.batch), strides
@@ -223,11 +250,11 @@ def choose_config(
                 ((128, 128), tuple(cluster_shape_mn))
             ]
         tile, cluster = ranked[0]
-        tile_shape_mnk = tile_shape_mnk or (tile[0], tile[1], 64)
+        tile_shape_mnk = tile_shape_mnk or (tile[0], tile[1], None)  # tile_k: one 128-byte row of A
         cluster_shape_mn = cluster_shape_mn or cluster
     return GemmConfig(
         a_dtype=p.ab_dtype,
-        b_dtype=p.ab_dtype,
+        b_dtype=getattr(p, "b_dtype", None) or p.ab_dtype,
         c_dtype=p.c_dtype,
         acc_dtype=acc_dtype,
         a_major=p.a_major,

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from cute_nvarch.numeric import numeric_type
 from cute_runtime.stream import current_stream, stream_handle
 
 from ..tracing import compiling as _compiling
@@ -52,7 +53,7 @@ from .host import (
     schedule,
     tensor_maps,
 )
-from .spec import AB_DTYPES, DTYPE_BYTES, canonical_dtype, runs_on
+from .spec import AB_DTYPES, DTYPE_BYTES, FP8_DTYPES, canonical_dtype, runs_on
 
 __all__ = ["GemmPlan", "Layout", "PlanCache", "gemm", "plan_key", "plans", "staged_layouts", "staged_problem"]
 
@@ -87,7 +88,7 @@ class Layout:
 
 def padded(shape: tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(storage shape, view strides) of a row-major copy of `shape` with its rows padded to 16 bytes."""
-    e = DTYPE_BYTES[canonical_dtype(str(dtype))]
+    e = numeric_type(str(dtype)).bytes
     *lead, rows, cols = shape
     ld = -(-cols * e // 16) * 16 // e
     strides = (rows * ld, ld, 1) if lead else (ld, 1)
@@ -150,17 +151,23 @@ def _check(a: Any, b: Any, out: Any, c_dtype: Any, swiglu: bool = False) -> tupl
     devices = {t.device for t in (a, b, out) if t is not None}
     if len(devices) != 1:
         raise ValueError(f"a, b and out must be on one device, got {sorted(map(str, devices))}")
-    ab = _dtype_of(a, "a")
-    if _dtype_of(b, "b") != ab:
-        raise ValueError(f"a and b must have the same dtype, got {a.dtype} and {b.dtype}")
-    if ab not in AB_DTYPES:
-        raise ValueError(f"a and b must be {' or '.join(AB_DTYPES)}, got {ab}")
+    ab, bd = _dtype_of(a, "a"), _dtype_of(b, "b")
+    fp8 = ab in FP8_DTYPES and bd in FP8_DTYPES  # 8-bit pairs may mix E4M3 and E5M2
+    if bd != ab and not fp8:
+        raise ValueError(f"a and b must have the same dtype (or both be 8-bit), got {a.dtype} and {b.dtype}")
+    if ab not in AB_DTYPES + FP8_DTYPES:
+        raise ValueError(f"a and b must be {' or '.join(AB_DTYPES)} (or 8-bit: {', '.join(FP8_DTYPES)}), got {ab}")
     (la, m, k), _ = _as3(a, "a")
     (lb, kb, n), _ = _as3(b, "b")
     if kb != k:
         raise ValueError(f"b has {kb} rows but a has K = {k} columns")
+    if fp8 and k % 16:
+        raise ValueError(f"8-bit a and b need K a multiple of 16 (16-byte K-major rows; torch._scaled_mm's rule), "
+                         f"got K = {k}")
     if out is None:
-        cd = canonical_dtype(str(a.dtype) if c_dtype is None else c_dtype, "c_dtype")
+        # 8-bit inputs write bfloat16 unless told (torch._scaled_mm's out_dtype has no 8-bit default either)
+        default = "bfloat16" if fp8 else str(a.dtype)
+        cd = canonical_dtype(default if c_dtype is None else c_dtype, "c_dtype")
     else:
         cd = _dtype_of(out, "out")
         if c_dtype is not None and canonical_dtype(c_dtype, "c_dtype") != cd:
@@ -217,7 +224,7 @@ class GemmPlan:
         self.out_shape = (*a.shape[:-1], b.shape[-1] if n_out is None else n_out)
         self.out_storage = padded(self.out_shape, self.c_torch)[0]
         self.spans = tuple(
-            0 if t is None else _span(t.shape, t.stride(), DTYPE_BYTES[canonical_dtype(str(t.dtype))])
+            0 if t is None else _span(t.shape, t.stride(), numeric_type(str(t.dtype)).bytes)
             for t in (a, b, out)
         )
         self._torch = torch
@@ -362,7 +369,7 @@ class GemmPlan:
         """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked);
         returns the contiguous copy of a bias the kernel cannot read as it is (else None)."""
         bias, inp, alpha, beta, _ = epi
-        sc = _span(out.shape, out.stride(), DTYPE_BYTES[canonical_dtype(str(out.dtype))])
+        sc = _span(out.shape, out.stride(), numeric_type(str(out.dtype)).bytes)
         staged = None
         if bias is not None:
             p = bias.data_ptr()
@@ -523,6 +530,8 @@ def gemm(
     cluster_shape_mn: tuple[int, int] | None = None,
     variant: str | None = None,
     stream: Any = None,
+    scale_a: float | None = None,
+    scale_b: float | None = None,
 ) -> Any:
     """`out = a @ b` on CUDA torch tensors of any shape and strides with the Hopper persistent kernel; returns out.
 
@@ -536,12 +545,19 @@ def gemm(
     defaulting to 1, activation one of `activation.ACTIVATIONS`; "swiglu" takes b with interleaved gate/up
     columns (`activation.interleave_gate_up`) and writes N/2 columns).
 
+    8-bit inputs (float8_e4m3fn / float8_e5m2, mixed pairs allowed) must both be K-major (a row-major, b a
+    transposed row-major weight, as torch._scaled_mm takes them); C defaults to bfloat16. `scale_a`, `scale_b`:
+    Python floats multiplying the float32 accumulators (folded into alpha, passed by value).
+
     Under torch.compile / torch.export it is the operator `torch.ops.cute.gemm` (`gemm_out` with out; `torch_ops`).
     """
+    if scale_a is not None or scale_b is not None:
+        alpha = _scaled_alpha(alpha, scale_a, scale_b)
     if _compiling():
         return _traced_gemm(a, b, out, stream, dict(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
-            acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant))
+            acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
+            scale_a=None, scale_b=None))  # the scales are in alpha
     options = (
         c_dtype,
         acc_dtype,
@@ -558,6 +574,21 @@ def gemm(
     epi = (bias, input, alpha, beta, activation)
     key = (key, _epilogue_key(epi))
     return _get(key, a, b, out, options, epi)(a, pa, b, pb, out, pc, stream, epi)
+
+
+def _scaled_alpha(alpha: object, scale_a: object, scale_b: object) -> float:
+    """alpha * scale_a * scale_b for Python-number scales (ValueError naming a scale of another kind)."""
+    out = alpha
+    for what, v in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"{what} must be a Python float (per-tensor scale passed by value), got {type(v).__name__}"
+                             " (device scale tensors are not supported yet)")
+        if not isinstance(out, (int, float)):
+            raise ValueError(f"{what} needs a Python-number alpha, got {type(out).__name__}")
+        out = float(out) * float(v)
+    return float(out)
 
 
 def _geometry(t: Any) -> Any:

@@ -1,0 +1,52 @@
+"""Host side of the FP8 GEMM: 8-bit dtype rules (K-major, pairs), config choice (tile K 128), TMA encodings."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from cute_examples.dense_gemm import host
+from cute_examples.dense_gemm.launch_plan import _scaled_alpha
+from test_dense_gemm_host import _col, _row
+
+E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
+
+
+def test_fp8_problem_and_config():
+    p = host.problem_of(_row(1000, 512, dtype=E4M3), _col(512, 768, dtype=E5M2), _row(1000, 768, dtype=torch.bfloat16))
+    assert (p.a_major, p.b_major, p.ab_dtype, p.b_dtype) == ("k", "k", "float8_e4m3fn", "float8_e5m2")
+    cfg = host.choose_config(p)
+    assert (cfg.a_dtype, cfg.b_dtype, cfg.c_dtype, cfg.tile_k) == ("float8_e4m3fn", "float8_e5m2", "bfloat16", 128)
+    same = host.problem_of(_row(64, 32, dtype=E4M3), _col(32, 64, dtype=E4M3), _row(64, 64, dtype=torch.float32))
+    assert same.b_dtype is None and host.choose_config(same).b_dtype == "float8_e4m3fn"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "match"),
+    [
+        (_col(256, 128, dtype=E4M3), _col(128, 256, dtype=E4M3), "a: 8-bit operands must be K-major"),
+        (_row(256, 128, dtype=E4M3), _row(128, 256, dtype=E4M3), "b: 8-bit operands must be K-major"),
+        (_row(256, 128, dtype=E4M3), _col(128, 256, dtype=torch.float16), "b must be 8-bit"),
+    ],
+)
+def test_fp8_rules_name_the_operand(a, b, match):
+    with pytest.raises(ValueError, match=match):
+        host.problem_of(a, b, _row(256, 256, dtype=torch.bfloat16))
+
+
+def test_fp8_tensor_maps_are_8_bit_with_128_byte_rows(monkeypatch):
+    calls = []
+    monkeypatch.setattr("cute_runtime.tma.encode_tiled", lambda *args, owner=None: calls.append(args) or args)
+    p = host.problem_of(_row(300, 256, dtype=E4M3), _col(256, 200, dtype=E5M2), _row(300, 200, 208, torch.float16))
+    cfg = host.choose_config(p, tile_shape_mnk=(128, 128, 128), cluster_shape_mn=(1, 1))
+    host.tensor_maps(p, cfg)
+    a, b, _ = calls
+    assert a[0] == b[0] == 0  # CU_TENSOR_MAP_DATA_TYPE_UINT8: TMA moves 8-bit floats as bytes
+    assert a[3:6] == ((256, 300, 1), (256, 256 * 300), (128, 128, 1))  # A (K, M, L): 128-byte K rows
+    assert b[3:6] == ((256, 200, 1), (256, 256 * 200), (128, 128, 1))  # B (K, N, L)
+    assert a[8] == b[8] == 3  # 128-byte swizzle
+
+
+def test_python_float_scales_fold_into_alpha():
+    assert _scaled_alpha(1.0, 0.5, 4.0) == 2.0 and _scaled_alpha(2.0, None, 3) == 6.0
+    with pytest.raises(ValueError, match="scale_a must be a Python float"):
+        _scaled_alpha(1.0, torch.ones(1), None)
