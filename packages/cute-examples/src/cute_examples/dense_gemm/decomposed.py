@@ -92,6 +92,10 @@ class Workspace:
     def __init__(self) -> None:
         self._held: dict[tuple[int, int], tuple[Any, Any]] = {}
 
+    def held(self, device: int, stream: int) -> tuple[Any, Any] | None:
+        """The (partial tiles, counters) torch tensors held for `device` and raw `stream`, if any."""
+        return self._held.get((device, stream))
+
     def pointers(self, cfg: GemmConfig, schedule: Schedule, device: int, stream: int) -> tuple[int, int]:
         """(workspace, flags) device addresses for a launch of `schedule` on device ordinal `device` and raw stream
         handle `stream` (the torch tensors are kept here)."""

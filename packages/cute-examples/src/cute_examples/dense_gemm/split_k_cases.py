@@ -42,6 +42,8 @@ SPLIT_GPU_CASES = (
     # split-K: every tile in S parts
     SplitCase(_cfg("split_k", (128, 128)), (300, 700, 3000), 4, 4),
     SplitCase(_cfg("split_k", (128, 256), (2, 1), dtype="bfloat16"), (512, 1024, 4096), 3, 3),
+    # a decode row as k_choice sends it (M <= SMALL_M: split-K on the narrowest split tile)
+    SplitCase(_cfg("split_k", (64, 128)), (1, 4096, 14336), 4, 4),
 )
 
 
