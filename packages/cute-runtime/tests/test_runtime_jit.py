@@ -395,3 +395,21 @@ def test_source_digest_covers_modules_imported_inside_functions(tmp_path: Any, m
     d2 = source_digest(body)
     (pkg / "helpers.py").write_text("from .deep import SCALE\n\ndef emit(x):\n    return x + SCALE\n")
     assert len({d1, d2, source_digest(body)}) == 3
+
+
+def test_a_miss_without_a_compiler_is_recorded(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CUTE_RECORD_MISSES: the spec that nothing could serve is appended (one JSON line) before the error."""
+    import json
+
+    from cute_runtime import Placeholder
+
+    path = tmp_path / "misses.jsonl"
+    monkeypatch.setenv("CUTE_RECORD_MISSES", str(path))
+    register_compiler(None)
+    monkeypatch.setattr("cute_runtime.jit.compiler", lambda: (_ for _ in ()).throw(CompilerError("no compiler")))
+    copy2d._kernels.clear()
+    with pytest.raises(CompilerError):
+        copy2d.compile(Placeholder((5, 64)), Placeholder((5, 64)), 1.0, target=TARGET)
+    (rec,) = [json.loads(line) for line in path.read_text().splitlines()]
+    assert rec["kernel"] == "copy2d" and rec["target"] == TARGET
+    assert rec["spec"] == copy2d.specialize(Placeholder((5, 64)), Placeholder((5, 64)), 1.0)[0]

@@ -22,6 +22,8 @@ def parser() -> Parser:
     option(p, "--targets", type=targets, default=("sm_90a",), example="sm_90a,sm_80", metavar="LIST",
            help="comma-separated compile targets (sm_80, sm_89, sm_90a); the dense GEMM builds for sm_90a only")
     switch(p, "--no-gemm", help="leave the dense GEMM kernels out")
+    option(p, "--add-specs", default=None, example="misses.jsonl", metavar="FILE",
+           help="also compile the specs a bundle-only GPU host recorded with CUTE_RECORD_MISSES=FILE")
     return p
 
 
@@ -32,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .catalogue import compile_catalogue, jit_kernels
 
-    arts = compile_catalogue(args.targets, gemm=not args.no_gemm)
+    arts = compile_catalogue(args.targets, gemm=not args.no_gemm, recorded=args.add_specs)
     path = write_bundle(args.directory, arts, {name: k.signature() for name, k in jit_kernels().items()})
     print(f"bundle: {path} ({len(arts)} kernels, each one's .cubin and .ptx beside it)")
     print(f"on a GPU host: --bundle {args.directory} or CUTE_BUNDLE_DIR={args.directory}; "

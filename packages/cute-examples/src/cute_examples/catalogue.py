@@ -144,12 +144,45 @@ def artifacts(target: str, *, gemm: bool = True) -> Iterator[tuple[str, Any]]:
         yield label, compile_fn()
 
 
-def compile_catalogue(target_list: Sequence[str], *, gemm: bool = True) -> list[Any]:
-    """Compile the example kernels for each target (cute_ir Artifacts), printing each one's row as it finishes."""
+def recorded_jobs(path: str, target_list: Sequence[str]) -> dict[str, list[Job]]:
+    """(label, compile) per target for the specs a bundle-only host recorded in CUTE_RECORD_MISSES's file (one
+    JSON object per line: kernel, spec, target); a kernel name that no example defines is a ValueError."""
+    import json
+
+    from cute_runtime.compilers import compiler
+
+    from .elementwise_add.kernel import add_kernel
+
+    known = {**jit_kernels(), add_kernel.name: add_kernel}
+    out: dict[str, list[Job]] = {t: [] for t in target_list}
+    seen: set[str] = set()
+    with open(path) as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            k = known.get(rec.get("kernel"))
+            if k is None:
+                raise ValueError(f"{path}:{i}: kernel {rec.get('kernel')!r} is none of {sorted(known)}")
+            key = json.dumps(rec["spec"], sort_keys=True) + "@" + rec["target"]
+            if rec["target"] not in out or key in seen:
+                continue
+            seen.add(key)
+            label = f"{k.name} (recorded, {len(seen)})"
+            out[rec["target"]].append((label, functools.partial(compiler(), k.fn, rec["spec"], rec["target"])))
+    return out
+
+
+def compile_catalogue(target_list: Sequence[str], *, gemm: bool = True, recorded: str | None = None) -> list[Any]:
+    """Compile the example kernels for each target (cute_ir Artifacts), printing each one's row as it finishes;
+    `recorded` names a CUTE_RECORD_MISSES file whose specs are compiled too."""
     from .dense_gemm.spec import NAME_LEGEND
     from .progress import Progress
 
     work = {t: jobs(t, gemm=gemm) for t in target_list}
+    if recorded is not None:
+        for t, extra in recorded_jobs(recorded, target_list).items():
+            work[t] += extra
     table = KernelTable([label for js in work.values() for label, _ in js])
     total = sum(len(js) for js in work.values())
     print(f"== compile: {total} example kernels to PTX and cubin, ptxas's resource report for each")

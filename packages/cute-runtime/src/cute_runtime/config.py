@@ -42,3 +42,12 @@ def bundle_dir() -> str | None:
     """The AOT bundle directory named by CUTE_BUNDLE_DIR, or None when it is unset."""
     raw = os.environ.get("CUTE_BUNDLE_DIR", "").strip()
     return raw or None
+
+
+def record_misses() -> str | None:
+    """The file named by CUTE_RECORD_MISSES: a JIT kernel that neither this process, its bundle nor a compiler
+    can serve appends `{"kernel": name, "spec": spec, "target": target}` there (one JSON line) before failing,
+    so that a bundle-only host can list what to add to its bundle (`python -m cute_examples.build_bundle
+    --add-specs FILE`)."""
+    raw = os.environ.get("CUTE_RECORD_MISSES", "").strip()
+    return raw or None

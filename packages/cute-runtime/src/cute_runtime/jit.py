@@ -42,6 +42,7 @@ from cute_nvarch.entry import KernelEntry
 from cute_nvarch.jit_spec import MAX_ALIGN, TensorArg, entry_symbol, kernel_params, tensor_param_names
 from cute_nvarch.kernel_spec import canonical_spec, check_spec
 
+from . import config
 from . import stream as _stream
 from .compilers import compiler
 from .errors import CompilerError
@@ -379,6 +380,17 @@ def tensor_values(t: TensorArg, info: TensorInfo) -> list[int]:
     return [info.ptr, *(info.shape[m] for m, _ in extents), *(info.strides[m] for m, _ in strides)]
 
 
+def _record_miss(name: str, spec: dict[str, Any], target: str) -> None:
+    """Append a spec that nothing could serve to the CUTE_RECORD_MISSES file (see `config.record_misses`)."""
+    path = config.record_misses()
+    if path is None:
+        return
+    import json
+
+    with open(path, "a") as fh:
+        fh.write(json.dumps({"kernel": name, "spec": spec, "target": target}, sort_keys=True) + "\n")
+
+
 def _dim3(v: Any, what: str) -> list[int]:
     return list(_grid3(v, what))
 
@@ -566,7 +578,12 @@ class JitKernel:
             from cute_nvarch.target import compile_target
 
             target = compile_target(target).name
-        art = compiler()(self.fn, spec, target)
+        try:
+            compile_fn = compiler()
+        except CompilerError:
+            _record_miss(self.name, spec, target)
+            raise
+        art = compile_fn(self.fn, spec, target)
         entry = art.entry
         if not isinstance(entry, KernelEntry) or entry.params != kernel_params(spec):
             raise CompilerError(f"kernel {self.name!r}: the compiler returned an entry that does not match the spec")
