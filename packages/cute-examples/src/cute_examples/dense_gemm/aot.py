@@ -125,10 +125,10 @@ def aot_configs() -> list[GemmConfig]:
     from .split_k_cases import split_sweep_configs
 
     fused = gpu_case_configs(BENCH_NUM_SMS) + bench_epilogue_configs(BENCH_NUM_SMS)  # epilogue GPU tests, bench
-    from .fp8_cases import fp8_configs
+    from .fp8_cases import fp8_configs, fp8_gpu_configs
 
     split = split_sweep_configs()  # the split-K / stream-K GPU tests' and the choice's tiles
-    fp8 = fp8_configs()  # the FP8 GPU tests', bench's and CLI's
+    fp8 = fp8_configs() + fp8_gpu_configs()  # the FP8 CPU and GPU tests' configs
     for cfg in (dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split
                 + fp8):
         seen.setdefault(cfg.name, cfg)

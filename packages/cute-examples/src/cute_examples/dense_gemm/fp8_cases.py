@@ -1,12 +1,17 @@
-"""FP8 (E4M3/E5M2) GEMM configurations: a representative set the CPU CI compiles and the AOT bundle carries."""
+"""FP8 (E4M3/E5M2) GEMM configurations: a representative set the CPU CI compiles, the GPU tests' calls, the AOT
+bundle's entries."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from .spec import FP8_DTYPES, GemmConfig
 
-__all__ = ["fp8_configs"]
+__all__ = ["FP8_GPU_SHAPES", "fp8_configs", "fp8_gpu_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
+# (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
+FP8_GPU_SHAPES = ((1024, 1024, 1024, 1), (300, 200, 272, 1), (257, 130, 144, 2))
 
 
 def fp8_configs() -> list[GemmConfig]:
@@ -19,3 +24,15 @@ def fp8_configs() -> list[GemmConfig]:
         GemmConfig(a_dtype=E5M2, b_dtype=E5M2, c_dtype="bfloat16", tile_m=64, tile_n=64, c_major="m"),
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="float16", cluster_m=2, cluster_n=2).with_variant("base"),
     ]
+
+
+def fp8_gpu_configs() -> list[GemmConfig]:
+    """What the FP8 GPU tests launch: every `fp8_configs` entry (N-major C, as gemm() writes a fresh out), without
+    and with the run-time alpha that Python-float scales become."""
+    out: dict[str, GemmConfig] = {}
+    for cfg in fp8_configs():
+        for c in (cfg, dataclasses.replace(cfg, c_major="n")):
+            for alpha in (False, True):
+                x = dataclasses.replace(c, has_alpha=alpha)
+                out.setdefault(x.name, x)
+    return list(out.values())

@@ -1,0 +1,68 @@
+"""The FP8 GEMM on an sm_90 GPU (configs in the AOT bundle: `fp8_cases.fp8_gpu_configs`): against the float64
+matmul of the dequantized 8-bit inputs times the scales; every (A, B) pair, C dtype, tile and cluster of
+`fp8_configs`, partial tiles, batches, Python-float scales; and the K-major rule."""
+
+from __future__ import annotations
+
+import pytest
+from cute_examples.dense_gemm.fp8_cases import FP8_GPU_SHAPES, fp8_configs
+from cute_runtime.testing import requires_sm90
+
+torch = pytest.importorskip("torch")
+
+# normwise relative error bounds per C dtype: C's rounding; float32 C also sees the tensor cores' 8-bit
+# accumulation (sums held with fewer mantissa bits than float32's, growing with K)
+TOLERANCE = {"float16": 2e-3, "bfloat16": 1.6e-2, "float32": 1e-3}
+
+
+def _fp8(shape, dtype, scale=1.0):
+    """A random 8-bit tensor (values of a normal distribution times scale, rounded to dtype)."""
+    return (torch.randn(shape, device="cuda") * scale).to(dtype)
+
+
+def _operands(cfg, m, n, k, l):
+    ad, bd = (getattr(torch, d) for d in (cfg.a_dtype, cfg.b_dtype))
+    lead = (l,) if l > 1 else ()
+    a = _fp8((*lead, m, k), ad)  # K-major (row-major) A
+    b = _fp8((*lead, n, k), bd).transpose(-1, -2)  # K-major B: (K, N) with K contiguous
+    return a, b
+
+
+def _reference(a, b, sa=1.0, sb=1.0):
+    return torch.matmul(a.double(), b.double()) * (sa * sb)
+
+
+_CFGS = fp8_configs()
+
+
+@requires_sm90
+@pytest.mark.parametrize("shape", FP8_GPU_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("cfg", _CFGS, ids=lambda c: c.name)
+@pytest.mark.parametrize("scales", [None, (0.5, 3.0)], ids=["unscaled", "scaled"])
+def test_fp8_gemm_matches_the_dequantized_reference(cfg, shape, scales):
+    from cute_examples.dense_gemm import gemm
+
+    m, n, k, l = shape
+    a, b = _operands(cfg, m, n, k, l)
+    sa, sb = scales or (None, None)
+    out = gemm(a, b, c_dtype=getattr(torch, cfg.c_dtype), scale_a=sa, scale_b=sb,
+               tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k), cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n),
+               variant=cfg.variant)
+    torch.cuda.synchronize()
+    ref = _reference(a, b, sa or 1.0, sb or 1.0)
+    got = out.double()
+    assert bool(torch.isfinite(got).all())
+    err = float((got - ref).norm() / ref.norm())
+    assert err <= TOLERANCE[cfg.c_dtype], f"{cfg.name} {shape}: error {err:.3e}"
+
+
+@requires_sm90
+def test_fp8_m_major_operand_is_refused_before_launch():
+    from cute_examples.dense_gemm import gemm
+
+    a = _fp8((256, 128), torch.float8_e4m3fn)
+    b = _fp8((128, 256), torch.float8_e4m3fn)  # row-major (K, N): N-major
+    with pytest.raises(ValueError, match="b: 8-bit operands must be K-major"):
+        gemm(a, b)
+    with pytest.raises(ValueError, match="a: 8-bit operands must be K-major"):
+        gemm(a.t().contiguous().t(), b.t().contiguous().t())
