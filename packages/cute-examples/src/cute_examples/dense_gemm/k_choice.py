@@ -2,7 +2,7 @@
 
 The model prices one persistent launch of a config on `num_sms` SMs from wave quantisation and K length:
 
-- one K tile of a CTA tile (tile_m x tile_n x 64) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
+- one K tile of a CTA tile (tile_m x tile_n x tile_k) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
   operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone
   (a cluster's multicast divides A's bytes by cluster_n and B's by cluster_m);
 - data-parallel: `ceil(T / P)` rounds of `k_tiles * t_k + epilogue + fixed` (T cluster tiles, P clusters);
@@ -102,13 +102,14 @@ class KChoice:
 
 def _k_tile_us(cal: Calibration, cfg: GemmConfig) -> float:
     eff = TILE_EFFICIENCY.get((cfg.tile_m, cfg.tile_n), 0.5)
-    compute = 2.0 * cfg.tile_m * cfg.tile_n * 64 / (cal.sm_flop_per_us * eff)
+    # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
+    compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
     return max(compute, _load_us(cal, cfg))
 
 
 def _load_us(cal: Calibration, cfg: GemmConfig) -> float:
     """One K tile's operand bytes per SM (multicast shares A along cluster_n, B along cluster_m) at sm_load."""
-    bytes_ = (cfg.tile_m / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * 64 * cfg.ab_bytes
+    bytes_ = (cfg.tile_m / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * cfg.tile_k * cfg.ab_bytes
     return bytes_ / cal.sm_load_bytes_per_us
 
 
@@ -203,8 +204,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
-    if dp_cfg.fused or dp_cfg.acc_dtype != "float32":
-        return dp_cfg, dp
+    if dp_cfg.fused or dp_cfg.acc_dtype != "float32" or dp_cfg.ab_bytes < 2:
+        return dp_cfg, dp  # (8-bit operands: no split-K / stream-K GPU case yet)
     small = shape.m <= SMALL_M
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
     best_cfg, best = dp_cfg, dp
