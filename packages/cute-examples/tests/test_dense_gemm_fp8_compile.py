@@ -42,6 +42,10 @@ def test_fp8_config_assembles_with_qgmma(cfg):
     between = instrs[q[0] : q[-1] + 1]
     conv = [ins for ins in between if re.search(r"\b(F2F|F2FP|I2F)\b", ins) and "I2F.U32.RP" not in ins]
     assert conv == []
+    if cfg.mma_promotion_interval:
+        # the promotion adds the wgmma accumulator into the second one: one FADD per accumulator value at least
+        fadds = sum(ins.startswith("FADD") for ins in instrs[q[0] :])
+        assert fadds >= cfg.tile_n // 2, fadds
 
 
 @pytest.mark.parametrize(
@@ -52,6 +56,9 @@ def test_fp8_config_assembles_with_qgmma(cfg):
         ({"b_dtype": "float16"}, "b_dtype must be 8-bit"),
         ({"acc_dtype": "float16"}, "acc_dtype must be float32"),
         ({"tile_k": 64}, "tile_k must be one of"),
+        ({"mma_promotion_interval": 6}, "multiple of the 4 k-blocks"),
+        ({"mma_promotion_interval": -4}, "mma_promotion_interval must be an int >= 0"),
+        ({"mma_promotion_interval": 4, "tile_n": 256}, "tile_n <= 128"),
     ],
 )
 def test_fp8_config_rules(fields, rule):
@@ -63,4 +70,12 @@ def test_fp8_config_defaults_and_names():
     cfg = GemmConfig(a_dtype="Float8E4M3FN", b_dtype="Float8E5M2", c_dtype="BFloat16")
     assert (cfg.a_dtype, cfg.b_dtype, cfg.tile_k, cfg.ab_bytes) == ("float8_e4m3fn", "float8_e5m2", 128, 1)
     assert cfg.name.startswith("dense_gemm_e4m3e5m2_f32_bf16_kkn_128x128x128_")
+    assert GemmConfig(mma_promotion_interval=8).name.endswith("_pi8") and cfg.k_blocks == GemmConfig().k_blocks == 4
     assert GemmConfig().tile_k == 64 and GemmConfig().name.startswith("dense_gemm_f16_f32_f16_kkn_128x128x64_")
+
+
+def test_k_blocks_is_the_wgmma_atoms():
+    from cute_examples.dense_gemm.plan import make_plan
+
+    for cfg in (GemmConfig(), fp8_configs()[0]):
+        assert cfg.k_blocks == cfg.tile_k // make_plan(cfg).wgmma.shape_mnk[2]

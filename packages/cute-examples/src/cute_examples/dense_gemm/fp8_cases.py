@@ -15,7 +15,8 @@ FP8_GPU_SHAPES = ((1024, 1024, 1024, 1), (300, 200, 272, 1), (257, 130, 144, 2))
 
 
 def fp8_configs() -> list[GemmConfig]:
-    """Every (A, B) 8-bit pair, every C dtype, the three tile N widths, clusters, both C majors, the "base" variant."""
+    """Every (A, B) 8-bit pair, every C dtype, the three tile N widths, clusters, both C majors, the "base" variant,
+    two-level accumulation (promotion every one and every two K-tiles)."""
     return [
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16"),
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_n=256, cluster_m=2),
@@ -23,6 +24,11 @@ def fp8_configs() -> list[GemmConfig]:
         GemmConfig(a_dtype=E5M2, b_dtype=E4M3, c_dtype="float16", cluster_n=2),
         GemmConfig(a_dtype=E5M2, b_dtype=E5M2, c_dtype="bfloat16", tile_m=64, tile_n=64, c_major="m"),
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="float16", cluster_m=2, cluster_n=2).with_variant("base"),
+        # two-level accumulation: every K-tile (4 k-blocks), every second K-tile, from zeroed accumulators
+        GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", mma_promotion_interval=4),
+        GemmConfig(a_dtype=E4M3, b_dtype=E5M2, c_dtype="float32", cluster_m=2, mma_promotion_interval=8),
+        GemmConfig(a_dtype=E5M2, b_dtype=E4M3, c_dtype="float16", tile_m=64, tile_n=64, mma_promotion_interval=4,
+                   acc_init="zero"),
     ]
 
 

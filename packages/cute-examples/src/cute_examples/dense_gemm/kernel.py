@@ -390,6 +390,8 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
             return count + (kt - k_first)
 
     init = H.zero_accumulator(atom) if cfg.acc_init == "zero" else H.undef_accumulator(atom)
+    if cfg.mma_promotion_interval:
+        return _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init)
     acc, stage0 = _mma_k_tile(plan, pipe, it_of(k_first), init, a_wg_addr, b_addr, first=True)
     if cfg.k_pipe_mmas == 0:
         H.wgmma_wait_group(0)
@@ -407,6 +409,56 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
         H.wgmma_wait_group(0)
         _release(plan, pipe, pipe.stage_phase(it_of(k_end - 1))[0], tid_in_wg, sched)
     return acc
+
+
+def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init) -> Any:  # noqa: ANN001
+    """The K loop with two-level accumulation (CUTLASS's 2xAcc): every `T = mma_promotion_interval / k_blocks`
+    K-tiles the wgmma accumulator is added into a second float32 accumulator and restarted; returns their sum.
+
+    Every K-tile's group is waited for (`wait_group 0`) before its stage is released and before the promotion
+    reads the accumulator. T = 1 restarts each K-tile's chain with scale-d 0; T > 1 promotes and zeroes with
+    selects on `(kt - k_first + 1) % T == 0` (the K-tile count of a unit is a run-time value).
+    """
+    from cute_ir import hopper as H
+    from cute_ir import scalar as S
+    from cute_ir.control import for_
+
+    cfg = plan.cfg
+    atom = plan.wgmma
+    period = cfg.mma_promotion_interval // cfg.k_blocks
+
+    def regs(acc: Any) -> list:
+        return H.accumulator_values(acc, atom)
+
+    def k_tile(kt: Any, acc: Any, first: bool) -> Any:
+        acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_wg_addr, b_addr, first=first)
+        H.wgmma_wait_group(0)
+        _release(plan, pipe, stage, tid_in_wg, sched)
+        return acc
+
+    first = k_tile(k_first, init, True)
+    if period == 1:
+        def body(kt: Any, total: Any) -> list:
+            part = k_tile(kt, init, True)  # a fresh chain (scale-d 0 on its first k-block, or from zero)
+            return [H.accumulator_from_values([S.add(x, y) for x, y in zip(regs(total), regs(part), strict=True)],
+                                              atom)]
+
+        (total,) = for_(k_first + 1, k_end, 1, body, init=[first])
+        return total
+
+    zero = S.f32(0.0)
+
+    def body_n(kt: Any, total: Any, acc: Any) -> list:
+        acc = k_tile(kt, acc, False)
+        promote = (kt - k_first + 1) % period == 0
+        t, a = regs(total), regs(acc)
+        total = [S.select(promote, S.add(x, y), x) for x, y in zip(t, a, strict=True)]
+        acc = [S.select(promote, zero, y) for y in a]
+        return [H.accumulator_from_values(total, atom), H.accumulator_from_values(acc, atom)]
+
+    total0 = H.accumulator_from_values([zero] * len(regs(first)), atom)
+    total, acc = for_(k_first + 1, k_end, 1, body_n, init=[total0, first])
+    return H.accumulator_from_values([S.add(x, y) for x, y in zip(regs(total), regs(acc), strict=True)], atom)
 
 
 def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem, epilogue, split) -> None:  # noqa: ANN001

@@ -33,6 +33,10 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
 A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
 bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
 
+Two-level accumulation (`mma_promotion_interval`, CUTLASS's 2xAcc for FP8): every that many k-blocks (a multiple
+of the K-tile's `k_blocks`) the wgmma accumulator is added into a second float32 accumulator and restarted, so
+that the tensor cores' reduced-precision FP8 accumulation only ever sums a few K-tiles; 0 turns it off.
+
 Decomposition of K (`decomposition`, cute-nvarch's `DECOMPOSITIONS`): "data_parallel" (every unit one whole
 tile), "split_k" or "stream_k" (units share tiles and add their partial accumulators through a float32
 workspace in an ordered fix-up, `split_k`). A shared-K config is the kernel `dense_gemm_split` (run-time
@@ -86,6 +90,8 @@ TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
 # sm_90: 227 KiB of dynamic shared memory per block (232448 bytes), cute-nvarch's target figure
 SMEM_CAPACITY = SM90A.smem_per_block
+# the widest tile whose consumers hold two float32 accumulators (mma_promotion_interval) without spilling
+MAX_PROMOTION_TILE_N = 128
 # the widest tile whose consumers hold the input addend's loads next to their accumulators without spilling
 MAX_INPUT_TILE_N = 128
 PRODUCER_REGS = 40
@@ -131,7 +137,7 @@ NAME_LEGEND = (
     "  c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
-    "  [_splitk|_streamk = units share tiles' K loops];",
+    "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
 
@@ -163,6 +169,7 @@ class GemmConfig:
     has_input: bool = False
     has_alpha: bool = False
     decomposition: str = "data_parallel"
+    mma_promotion_interval: int = 0
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype"):
@@ -212,6 +219,7 @@ class GemmConfig:
             raise ValueError(f"release_scope must be one of {RELEASE_SCOPES}, got {self.release_scope!r}")
         self._check_epilogue()
         self._check_decomposition()
+        self._check_promotion()
         if self.target not in TARGETS or not TARGETS[self.target].has_wgmma:
             wgmma = [t.name for t in TARGETS.values() if t.has_wgmma]
             raise ValueError(f"target must be one of {wgmma} (wgmma and setmaxnreg), got {self.target!r}")
@@ -260,6 +268,26 @@ class GemmConfig:
                 f"tile to be a multiple of epi_buffers={self.epi_buffers} (units without an epilogue break the "
                 "per-unit buffer parity)"
             )
+
+    def _check_promotion(self) -> None:
+        p = self.mma_promotion_interval
+        if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+            raise ValueError(f"mma_promotion_interval must be an int >= 0 (0: no promotion), got {p!r}")
+        if not p:
+            return
+        if p % self.k_blocks:
+            raise ValueError(f"mma_promotion_interval must be a multiple of the {self.k_blocks} k-blocks of a K-tile, "
+                             f"got {p}")
+        if self.acc_dtype != "float32":
+            raise ValueError(f"mma_promotion_interval needs acc_dtype float32, got {self.acc_dtype}")
+        if self.tile_n > MAX_PROMOTION_TILE_N:
+            raise ValueError(f"mma_promotion_interval needs tile_n <= {MAX_PROMOTION_TILE_N} (two 64 x tile_n float32 "
+                             f"accumulators per consumer warpgroup), got tile_n={self.tile_n}")
+
+    @property
+    def k_blocks(self) -> int:
+        """wgmma K-blocks per K-tile (a wgmma reads 32 bytes of K: 16 16-bit or 32 8-bit elements)."""
+        return self.tile_k * self.ab_bytes // 32
 
     @property
     def shares_k(self) -> bool:
@@ -382,6 +410,7 @@ class GemmConfig:
             + ("" if self.release_scope == "cta" else "_rc")
             + self.epilogue_label
             + ("" if not self.shares_k else "_" + self.decomposition.replace("_", ""))
+            + (f"_pi{self.mma_promotion_interval}" if self.mma_promotion_interval else "")
         )
 
     @property
