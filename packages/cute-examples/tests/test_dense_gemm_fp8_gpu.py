@@ -5,7 +5,7 @@ matmul of the dequantized 8-bit inputs times the scales; every (A, B) pair, C dt
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.fp8_cases import FP8_GPU_SHAPES, fp8_configs
+from cute_examples.dense_gemm.fp8_cases import ACCURACY_CONFIGS, ACCURACY_SHAPE, FP8_GPU_SHAPES, fp8_configs
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -47,7 +47,7 @@ def test_fp8_gemm_matches_the_dequantized_reference(cfg, shape, scales):
     sa, sb = scales or (None, None)
     out = gemm(a, b, c_dtype=getattr(torch, cfg.c_dtype), scale_a=sa, scale_b=sb,
                tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k), cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n),
-               variant=cfg.variant)
+               variant=cfg.variant, mma_promotion_interval=cfg.mma_promotion_interval)
     torch.cuda.synchronize()
     ref = _reference(a, b, sa or 1.0, sb or 1.0)
     got = out.double()
@@ -66,3 +66,30 @@ def test_fp8_m_major_operand_is_refused_before_launch():
         gemm(a, b)
     with pytest.raises(ValueError, match="a: 8-bit operands must be K-major"):
         gemm(a.t().contiguous().t(), b.t().contiguous().t())
+
+
+# the figure (error without promotion / error with it, same-sign inputs at K = 16384); the lead fixes it
+# after one GPU measurement and bounds both errors
+MIN_PROMOTION_GAIN = 4.0
+
+
+@requires_sm90
+def test_two_level_accumulation_is_more_accurate_at_large_k():
+    from cute_examples.dense_gemm import gemm
+
+    m, n, k, _ = ACCURACY_SHAPE
+    gen = torch.Generator(device="cuda").manual_seed(16)
+    a = torch.rand((m, k), device="cuda", generator=gen).to(torch.float8_e4m3fn)  # same sign: sums only grow
+    b = torch.rand((n, k), device="cuda", generator=gen).to(torch.float8_e4m3fn).t()
+    ref = _reference(a, b)
+    errs = []
+    for cfg in ACCURACY_CONFIGS:
+        out = gemm(a, b, c_dtype=torch.float32, tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k),
+                   cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n), variant=cfg.variant,
+                   mma_promotion_interval=cfg.mma_promotion_interval)
+        torch.cuda.synchronize()
+        errs.append(float((out.double() - ref).norm() / ref.norm()))
+    plain, promoted = errs
+    print(f"K={k} same-sign e4m3: normwise error without promotion {plain:.3e}, with promotion every "
+          f"{ACCURACY_CONFIGS[1].mma_promotion_interval} k-blocks {promoted:.3e}, ratio {plain / promoted:.2f}")
+    assert plain >= MIN_PROMOTION_GAIN * promoted, (plain, promoted)

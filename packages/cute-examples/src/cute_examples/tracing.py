@@ -27,6 +27,7 @@ GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
     ("variant", "str?", "None"),
     ("scale_a", "float?", "None"),
     ("scale_b", "float?", "None"),
+    ("mma_promotion_interval", "int", "0"),
 )
 _GEMM_NAMES = tuple(name for name, _, _ in GEMM_KWARGS)
 

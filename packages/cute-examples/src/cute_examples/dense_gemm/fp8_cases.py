@@ -7,11 +7,16 @@ import dataclasses
 
 from .spec import FP8_DTYPES, GemmConfig
 
-__all__ = ["FP8_GPU_SHAPES", "fp8_configs", "fp8_gpu_configs"]
+__all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "fp8_configs", "fp8_gpu_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
 # (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
 FP8_GPU_SHAPES = ((1024, 1024, 1024, 1), (300, 200, 272, 1), (257, 130, 144, 2))
+# the accuracy test of two-level accumulation: same-sign inputs at K = 16384, float32 C, without and with promotion
+ACCURACY_SHAPE = (256, 256, 16384, 1)
+ACCURACY_CONFIGS = tuple(
+    GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="float32", mma_promotion_interval=p) for p in (0, 4)
+)
 
 
 def fp8_configs() -> list[GemmConfig]:
@@ -36,7 +41,7 @@ def fp8_gpu_configs() -> list[GemmConfig]:
     """What the FP8 GPU tests launch: every `fp8_configs` entry (N-major C, as gemm() writes a fresh out), without
     and with the run-time alpha that Python-float scales become."""
     out: dict[str, GemmConfig] = {}
-    for cfg in fp8_configs():
+    for cfg in fp8_configs() + list(ACCURACY_CONFIGS):
         for c in (cfg, dataclasses.replace(cfg, c_major="n")):
             for alpha in (False, True):
                 x = dataclasses.replace(c, has_alpha=alpha)

@@ -211,7 +211,8 @@ class GemmPlan:
         from .epilogue_args import check_epilogue
         from .kernel import kernel_of
 
-        c_dtype, acc_dtype, tile, cluster, variant = options
+        c_dtype, acc_dtype, tile, cluster, variant, *rest = options
+        promotion = rest[0] if rest else 0
         swiglu = epi is not None and check_activation(epi[4]) == "swiglu"
         self.device, cd = _check(a, b, out, c_dtype, swiglu)
         self.epilogue = None
@@ -244,7 +245,7 @@ class GemmPlan:
         if not runs_on(cc):
             raise ValueError(f"the Hopper GEMM needs a compute capability 9.0 GPU, got {cc[0]}.{cc[1]}")
         acc = canonical_dtype(acc_dtype, "acc_dtype")
-        free = tile is None and cluster is None and variant is None
+        free = tile is None and cluster is None and variant is None and not promotion
         found = tuned(problem, acc, props.name) if free and self.epilogue is None else None
         order = (None, None)
         self.schedule = self.workspace = None
@@ -258,6 +259,8 @@ class GemmPlan:
             cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
             if free:
                 cfg, splits = _decomposed(problem, cfg, cc, self.device, props.sm_count)
+        if promotion:
+            cfg = _with_promotion(problem, cfg, promotion, acc, tile, props.sm_count)
         self.config = cfg
         kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
@@ -390,6 +393,23 @@ class GemmPlan:
             self._beta.value = float(beta if beta is not None else 1.0)
         self._alpha.value = float(alpha)
         return staged
+
+
+def _with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
+    """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the widest tile N
+    promotion allows (`spec.MAX_PROMOTION_TILE_N`; a given tile that breaks it is a ValueError)."""
+    import dataclasses
+
+    from .spec import MAX_PROMOTION_TILE_N
+
+    if cfg.tile_n > MAX_PROMOTION_TILE_N and tile is None:
+        cluster = (cfg.cluster_m, cfg.cluster_n)
+        cfg = choose_config(problem, acc, (cfg.tile_m, MAX_PROMOTION_TILE_N, cfg.tile_k), cluster, num_sms,
+                            cfg.variant or "fast")
+    try:
+        return dataclasses.replace(cfg, mma_promotion_interval=interval)
+    except ValueError as e:
+        raise ValueError(f"mma_promotion_interval: {e}") from None
 
 
 def _decomposed(problem: Any, cfg: Any, cc: tuple[int, int], device: int, num_sms: int) -> tuple[Any, int]:
@@ -532,6 +552,7 @@ def gemm(
     stream: Any = None,
     scale_a: float | None = None,
     scale_b: float | None = None,
+    mma_promotion_interval: int = 0,
 ) -> Any:
     """`out = a @ b` on CUDA torch tensors of any shape and strides with the Hopper persistent kernel; returns out.
 
@@ -548,6 +569,8 @@ def gemm(
     8-bit inputs (float8_e4m3fn / float8_e5m2, mixed pairs allowed) must both be K-major (a row-major, b a
     transposed row-major weight, as torch._scaled_mm takes them); C defaults to bfloat16. `scale_a`, `scale_b`:
     Python floats multiplying the float32 accumulators (folded into alpha, passed by value).
+    `mma_promotion_interval` (k-blocks, a multiple of 4; 0: off): two-level accumulation (`GemmConfig`'s field), the
+    accurate FP8 mode (torch._scaled_mm's use_fast_accum=False); it caps the tile N at 128.
 
     Under torch.compile / torch.export it is the operator `torch.ops.cute.gemm` (`gemm_out` with out; `torch_ops`).
     """
@@ -557,14 +580,15 @@ def gemm(
         return _traced_gemm(a, b, out, stream, dict(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
-            scale_a=None, scale_b=None))  # the scales are in alpha
+            scale_a=None, scale_b=None,  # the scales are in alpha
+            mma_promotion_interval=mma_promotion_interval))
     options = (
         c_dtype,
         acc_dtype,
         None if tile_shape_mnk is None else tuple(tile_shape_mnk),
         None if cluster_shape_mn is None else tuple(cluster_shape_mn),
         variant,
-    )
+    ) + ((int(mma_promotion_interval),) if mma_promotion_interval else ())
     pa, pb = a.data_ptr(), b.data_ptr()
     pc = 0 if out is None else out.data_ptr()
     key = plan_key(a, pa, b, pb, out, pc, options)
