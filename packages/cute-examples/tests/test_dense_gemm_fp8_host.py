@@ -50,3 +50,16 @@ def test_python_float_scales_fold_into_alpha():
     assert _scaled_alpha(1.0, 0.5, 4.0) == 2.0 and _scaled_alpha(2.0, None, 3) == 6.0
     with pytest.raises(ValueError, match="scale_a must be a Python float"):
         _scaled_alpha(1.0, torch.ones(1), None)
+
+
+def test_cli_takes_cutedsl_fp8_names_and_the_promotion_interval():
+    from cute_examples.dense_gemm.__main__ import config_of, parse_args
+
+    args = parse_args(["--a_dtype", "Float8E4M3FN", "--b_dtype", "Float8E5M2", "--c_dtype", "BFloat16",
+                       "--mma_promotion_interval", "8"])
+    cfg = config_of(args)
+    assert (cfg.a_dtype, cfg.b_dtype, cfg.tile_k, cfg.mma_promotion_interval) == (
+        "float8_e4m3fn", "float8_e5m2", 128, 8)
+    for bad in (["--a_major", "m"], ["--mma_promotion_interval", "6"], ["--mnkl", "256,256,256,2", "--benchmark"]):
+        with pytest.raises(SystemExit):
+            parse_args(["--a_dtype", "Float8E4M3FN", "--b_dtype", "Float8E4M3FN", *bad])

@@ -14,6 +14,11 @@ copies of the operands to defeat the L2 cache between timed calls. --variant pic
 fastest in the tune cache (cute_examples.config.tune_cache_path(); gemm() then uses it for that shape) and
 runs the check and benchmark with it.
 
+8-bit inputs: `--a_dtype Float8E4M3FN --b_dtype Float8E5M2 --c_dtype BFloat16` (A and B K-major; the tile's K
+is 128 unless --tile_shape_mnk says otherwise); `--mma_promotion_interval 4` adds two-level accumulation. The
+benchmark compares with torch._scaled_mm on the same tensors: use_fast_accum=True against ours without
+promotion, False against ours with it.
+
 --epilogue adds the fused epilogue `C = act(alpha * A @ B + beta * input + bias)`: a comma list of an
 activation (relu, gelu, gelu_tanh, silu, swiglu), `bias_n` / `bias_m` (a random vector along N / M), `input`
 (a random (L, M, N) addend), `alpha=X`, `beta=X`; e.g. `--epilogue gelu,bias_n` or `--epilogue
@@ -43,9 +48,12 @@ from ..cli import (
 )
 from ..report import no_gpu_ending, resource_line
 from . import spec
-from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, VARIANTS, GemmConfig, canonical_dtype, runs_on, tolerance
+from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, FP8_DTYPES, VARIANTS, GemmConfig, canonical_dtype, runs_on, tolerance
 
 __all__ = ["epilogue_of", "main", "make_operands", "parse_args", "parser", "reference_error"]
+
+
+_DEFAULT_TILE = (128, 128, 64)
 
 
 def parser() -> Parser:
@@ -58,13 +66,14 @@ def parser() -> Parser:
     ])
     option(p, "--mnkl", type=int_list(4), default=(4096, 4096, 4096, 1), example="8192,8192,8192,1",
            metavar="M,N,K,L", help="problem shape: C (M x N) = A (M x K) B (K x N), L batches")
-    option(p, "--tile_shape_mnk", type=int_list(3), default=(128, 128, 64), example="128,256,64",
+    option(p, "--tile_shape_mnk", type=int_list(3), default=_DEFAULT_TILE, example="128,256,64",
            metavar="M,N,K", help=f"CTA tile (M in {spec.TILE_M}, N in {spec.TILE_N}, K = {spec.TILE_K_BYTES} "
                                  "bytes of A: 64 for 16-bit, 128 for 8-bit inputs)")
     option(p, "--cluster_shape_mn", type=int_list(2), default=(1, 1), example="2,1", metavar="M,N",
            help=f"thread-block cluster shape, one of {' '.join(f'{m},{n}' for m, n in spec.CLUSTER_SHAPES)}")
-    for flag, allowed, default, what in (("--a_dtype", AB_DTYPES, "Float16", "A"),
-                                          ("--b_dtype", AB_DTYPES, "Float16", "B (the same as A)"),
+    for flag, allowed, default, what in (("--a_dtype", AB_DTYPES + FP8_DTYPES, "Float16", "A"),
+                                          ("--b_dtype", AB_DTYPES + FP8_DTYPES, "Float16",
+                                           "B (the same as A; 8-bit A and B may mix E4M3 and E5M2)"),
                                           ("--c_dtype", C_DTYPES, "Float16", "C"),
                                           ("--acc_dtype", ACC_DTYPES, "Float32", "the accumulator")):
         option(p, flag, type=dtype_of(allowed, flag), default=default, example="BFloat16" if "32" not in default
@@ -87,6 +96,9 @@ def parser() -> Parser:
     add_bundle_flag(p)
     option(p, "--variant", choices=tuple(VARIANTS), default="fast", example="base",
            help="speed options of the kernel (spec.VARIANTS)")
+    option(p, "--mma_promotion_interval", type=number(int, 0), default=0, example="4", metavar="N",
+           help="two-level accumulation: add the wgmma accumulator into a second float32 one every N k-blocks "
+                "(a multiple of 4; 0: off; tile N <= 128)")
     switch(p, "--tune", help="time candidate configs for this shape on the GPU and cache the fastest")
     option(p, "--epilogue", type=epilogue_of, default=None, example="gelu,bias_n", metavar="LIST", shown="none",
            help="fused epilogue: an activation (relu, gelu, gelu_tanh, silu, swiglu), bias_n or bias_m, input, "
@@ -132,6 +144,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error(str(e))
     if args.epilogue is not None and args.tune:
         p.error("--tune times plain GEMM configs; leave out --epilogue")
+    if config_of(args).is_fp8 and args.benchmark and args.mnkl[3] != 1:
+        p.error("--benchmark of 8-bit inputs compares with torch._scaled_mm, which takes 2-D tensors: use L = 1")
     return args
 
 
@@ -140,8 +154,8 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
     tm, tn, tk = args.tile_shape_mnk
     cm, cn = args.cluster_shape_mn
     return GemmConfig(
-        a_dtype=canonical_dtype(args.a_dtype, "--a_dtype"),
-        b_dtype=canonical_dtype(args.b_dtype, "--b_dtype"),
+        a_dtype=canonical_dtype(args.a_dtype, "--a_dtype", AB_DTYPES + FP8_DTYPES),
+        b_dtype=canonical_dtype(args.b_dtype, "--b_dtype", AB_DTYPES + FP8_DTYPES),
         c_dtype=canonical_dtype(args.c_dtype, "--c_dtype"),
         acc_dtype=canonical_dtype(args.acc_dtype, "--acc_dtype"),
         a_major=args.a_major,
@@ -149,9 +163,11 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
         c_major=args.c_major,
         tile_m=tm,
         tile_n=tn,
-        tile_k=tk,
+        # the default tile's K is the dtype's (one 128-byte row of A: 64 16-bit, 128 8-bit elements)
+        tile_k=None if tuple(args.tile_shape_mnk) == _DEFAULT_TILE else tk,
         cluster_m=cm,
         cluster_n=cn,
+        mma_promotion_interval=args.mma_promotion_interval,
         **_epilogue_fields(getattr(args, "epilogue", None)),
     ).with_variant(args.variant)
 
@@ -178,7 +194,9 @@ def _matrix(l: int, rows: int, cols: int, contiguous_cols: bool, dtype: Any, dev
     inner, outer = (cols, rows) if contiguous_cols else (rows, cols)
     ld = -(-inner * e // 16) * 16 // e
     storage = torch.empty((l, outer, ld), dtype=dtype, device=device)
-    if fill == "randn":
+    if fill == "randn" and storage.element_size() == 1:  # 8-bit floats: normal values rounded to the type
+        storage.copy_(torch.randn(storage.shape, device=device))
+    elif fill == "randn":
         storage.normal_()
     else:
         storage.fill_(float("nan") if dtype.is_floating_point else 0)
@@ -190,9 +208,8 @@ def make_operands(
     cfg: GemmConfig, m: int, n: int, k: int, l: int, device: Any = "cuda"
 ) -> tuple[Any, Any, Any]:
     """Random normal A (l,m,k) and B (l,k,n) and a NaN-poisoned C (l,m,n) with the config's majors."""
-    ab = _torch_dtype(cfg.a_dtype)
-    a = _matrix(l, m, k, cfg.a_major == "k", ab, device, "randn")
-    b = _matrix(l, k, n, cfg.b_major == "n", ab, device, "randn")
+    a = _matrix(l, m, k, cfg.a_major == "k", _torch_dtype(cfg.a_dtype), device, "randn")
+    b = _matrix(l, k, n, cfg.b_major == "n", _torch_dtype(cfg.b_dtype), device, "randn")
     c = _matrix(l, m, n, cfg.c_major == "n", _torch_dtype(cfg.c_dtype), device, "nan")
     return a, b, c
 
@@ -298,10 +315,21 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
             i[0] += 1
 
         j = [0]
+        theirs_name = "torch.matmul"
+        if cfg.is_fp8:
+            # torch._scaled_mm (cuBLASLt) on the same 2-D tensors, unit scales; fast accumulation against ours
+            # without promotion, the accurate mode against ours with it
+            fast = cfg.mma_promotion_interval == 0
+            theirs_name = f"torch._scaled_mm(use_fast_accum={fast})"
+            one = torch.ones((), device=a.device)
+            cdt = _torch_dtype(cfg.c_dtype)
 
         def theirs() -> None:
             x, y, _ = sets[j[0] % len(sets)]
-            torch.matmul(x, y)
+            if cfg.is_fp8:
+                torch._scaled_mm(x[0], y[0], scale_a=one, scale_b=one, out_dtype=cdt, use_fast_accum=fast)
+            else:
+                torch.matmul(x, y)
             j[0] += 1
 
         t_ours, t_torch = interleaved_median_ms(
@@ -310,7 +338,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
         flops = 2.0 * m * n * k * l
         print(
             f"time: {t_ours * 1e3:.1f} us, {flops / t_ours / 1e9:.1f} TFLOP/s; "
-            f"torch.matmul: {t_torch * 1e3:.1f} us, "
+            f"{theirs_name}: {t_torch * 1e3:.1f} us, "
             f"{flops / t_torch / 1e9:.1f} TFLOP/s; ratio to torch: {t_torch / t_ours:.3f}"
         )
     return status
