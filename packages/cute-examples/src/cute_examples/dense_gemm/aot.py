@@ -128,7 +128,9 @@ def aot_configs() -> list[GemmConfig]:
     from .fp8_cases import fp8_configs, fp8_gpu_configs
 
     split = split_sweep_configs()  # the split-K / stream-K GPU tests' and the choice's tiles
-    fp8 = fp8_configs() + fp8_gpu_configs()  # the FP8 CPU and GPU tests' configs
+    from .bench_fp8 import fp8_bench_configs
+
+    fp8 = fp8_configs() + fp8_gpu_configs() + fp8_bench_configs(BENCH_NUM_SMS)  # FP8 tests and bench rows
     for cfg in (dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split
                 + fp8):
         seen.setdefault(cfg.name, cfg)

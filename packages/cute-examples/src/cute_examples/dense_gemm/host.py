@@ -26,6 +26,7 @@ __all__ = [
     "launch_gemm",
     "problem_of",
     "tensor_maps",
+    "with_promotion",
 ]
 
 @dataclass(frozen=True)
@@ -266,6 +267,21 @@ def choose_config(
         cluster_m=cluster_shape_mn[0],
         cluster_n=cluster_shape_mn[1],
     ).with_variant(variant)
+
+
+def with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
+    """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the widest tile N
+    promotion allows (`spec.MAX_PROMOTION_TILE_N`; a given tile that breaks it is a ValueError)."""
+    from .spec import MAX_PROMOTION_TILE_N
+
+    if cfg.tile_n > MAX_PROMOTION_TILE_N and tile is None:
+        cluster = (cfg.cluster_m, cfg.cluster_n)
+        cfg = choose_config(problem, acc, (cfg.tile_m, MAX_PROMOTION_TILE_N, cfg.tile_k), cluster, num_sms,
+                            cfg.variant or "fast")
+    try:
+        return dataclasses.replace(cfg, mma_promotion_interval=interval)
+    except ValueError as e:
+        raise ValueError(f"mma_promotion_interval: {e}") from None
 
 
 def choose_epilogue_config(

@@ -52,6 +52,7 @@ from .host import (
     problem_of,
     schedule,
     tensor_maps,
+    with_promotion,
 )
 from .spec import AB_DTYPES, DTYPE_BYTES, FP8_DTYPES, canonical_dtype, runs_on
 
@@ -260,7 +261,7 @@ class GemmPlan:
             if free:
                 cfg, splits = _decomposed(problem, cfg, cc, self.device, props.sm_count)
         if promotion:
-            cfg = _with_promotion(problem, cfg, promotion, acc, tile, props.sm_count)
+            cfg = with_promotion(problem, cfg, promotion, acc, tile, props.sm_count)
         self.config = cfg
         kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
@@ -393,23 +394,6 @@ class GemmPlan:
             self._beta.value = float(beta if beta is not None else 1.0)
         self._alpha.value = float(alpha)
         return staged
-
-
-def _with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
-    """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the widest tile N
-    promotion allows (`spec.MAX_PROMOTION_TILE_N`; a given tile that breaks it is a ValueError)."""
-    import dataclasses
-
-    from .spec import MAX_PROMOTION_TILE_N
-
-    if cfg.tile_n > MAX_PROMOTION_TILE_N and tile is None:
-        cluster = (cfg.cluster_m, cfg.cluster_n)
-        cfg = choose_config(problem, acc, (cfg.tile_m, MAX_PROMOTION_TILE_N, cfg.tile_k), cluster, num_sms,
-                            cfg.variant or "fast")
-    try:
-        return dataclasses.replace(cfg, mma_promotion_interval=interval)
-    except ValueError as e:
-        raise ValueError(f"mma_promotion_interval: {e}") from None
 
 
 def _decomposed(problem: Any, cfg: Any, cc: tuple[int, int], device: int, num_sms: int) -> tuple[Any, int]:

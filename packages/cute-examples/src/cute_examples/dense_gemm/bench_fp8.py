@@ -1,0 +1,127 @@
+"""The FP8 GEMM benchmark: ours against torch._scaled_mm (cuBLASLt) on identical tensors and scales, one process.
+
+    python -m cute_examples.dense_gemm.bench_fp8 [--iterations 30] [--bundle DIR]
+
+E4M3 A (M, K) row-major and B = W^T of a row-major E4M3 W (N, K) (both K-major, as _scaled_mm takes them),
+bfloat16 C, per-tensor unit scales. Two rows per shape, each alternating ours and theirs
+(`timing.interleaved_median_ms`): ours with two-level accumulation (`PROMOTION_INTERVAL` k-blocks) against
+`use_fast_accum=False`, ours without against `use_fast_accum=True`. Each of ours is first checked against
+_scaled_mm's accurate result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K and N multiples
+of 16, _scaled_mm's rule); the last row is the geometric mean of each pairing. The configs are
+`choose_config`'s (tile N capped at 128 with promotion, `host.with_promotion`), all in the AOT bundle
+(`fp8_bench_configs`).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+
+from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
+from ..report import GPU_HOST_BENCH, no_gpu_ending
+from .spec import FP8_DTYPES, GemmConfig
+
+__all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows", "main"]
+
+PROMOTION_INTERVAL = 4  # every K-tile (CUTLASS's and CuTeDSL's default)
+C_DTYPE = "bfloat16"
+TOLERANCE = 1.6e-2  # bfloat16 C's rounding
+
+
+def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
+    """(M, N, K, 1) of the rows: 8192^3 and the quick suite's 2-D shapes with M >= 128, K and N multiples of 16."""
+    from .bench_models import suite
+
+    out = [(8192, 8192, 8192, 1)]
+    for s in suite(quick=True):
+        if s.m >= 128 and s.l == 1 and s.k % 16 == 0 and s.n % 16 == 0 and (s.m, s.n, s.k, 1) not in out:
+            out.append((s.m, s.n, s.k, 1))
+    return out
+
+
+def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[GemmConfig, GemmConfig]:
+    """(ours without promotion, ours with it) for a row: choose_config's pick for the E4M3 problem."""
+    from .choice import GemmShape
+    from .host import choose_config, with_promotion
+
+    m, n, k, l = mnkl
+    e4m3 = FP8_DTYPES[0]
+    shape = GemmShape(m, n, k, l, ab_dtype=e4m3, c_dtype=C_DTYPE, a_major="k", b_major="k", c_major="n")
+    plain = choose_config(shape, "float32", num_sms=num_sms)
+    return plain, with_promotion(shape, plain, PROMOTION_INTERVAL, "float32", None, num_sms)
+
+
+def fp8_bench_configs(num_sms: Sequence[int] = (132, 114)) -> list[GemmConfig]:
+    """Every config of the rows for GPUs of these SM counts (the AOT bundle's)."""
+    return [cfg for sms in num_sms for mnkl in fp8_bench_shapes() for cfg in fp8_row_configs(mnkl, sms)]
+
+
+def fp8_rows(iterations: int) -> list[str]:
+    """One row per (shape, pairing): config, TFLOP/s of ours and _scaled_mm, their ratio; then the geomeans."""
+    import torch
+    from cute_runtime import device_properties
+
+    from ..timing import interleaved_median_ms
+    from .bench_run import prepare_ours
+
+    sms = device_properties(torch.cuda.current_device()).sm_count
+    cdt = getattr(torch, C_DTYPE)
+    rows, ratios = [], {True: [], False: []}
+    for mnkl in fp8_bench_shapes():
+        m, n, k, _ = mnkl
+        torch.manual_seed(0)
+        a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()  # (K, N), K contiguous
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=cdt)
+        one = torch.ones((), device="cuda")
+        ref = torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=cdt, use_fast_accum=False)
+        plain, promoted = fp8_row_configs(mnkl, sms)
+        for cfg, fast in ((promoted, False), (plain, True)):
+            ours, err = prepare_ours(cfg, a, b, c, ref, sms)
+
+            def theirs(a=a, b=b, one=one, fast: bool = fast) -> None:  # noqa: ANN001 - this row's tensors
+                torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=cdt, use_fast_accum=fast)
+
+            t_ours, t_theirs = interleaved_median_ms([ours, theirs], iterations=iterations)
+            flops = 2.0 * m * n * k
+            ratio = t_theirs / t_ours
+            ratios[fast].append(ratio)
+            ok = "ok" if err <= TOLERANCE else f"ERROR {err:.2e}"
+            rows.append(f"{m}x{n}x{k} {cfg.name}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(use_fast_accum="
+                        f"{fast}) {flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {ratio:.3f}; check {ok} ({err:.1e})")
+    for fast, rs in ratios.items():
+        geo = math.exp(sum(map(math.log, rs)) / len(rs))
+        what = "without promotion vs use_fast_accum=True" if fast else "with promotion vs use_fast_accum=False"
+        rows.append(f"geomean ratio, ours {what}: {geo:.3f} over {len(rs)} shapes")
+    return rows
+
+
+def parser() -> Parser:
+    """The command line of the FP8 benchmark."""
+    p = make_parser("python -m cute_examples.dense_gemm.bench_fp8", (__doc__ or "").split("\n")[0], [
+        "python -m cute_examples.dense_gemm.bench_fp8 --iterations 30 --bundle build/aot",
+    ])
+    option(p, "--iterations", type=number(int, 8), default=20, example="30", metavar="N",
+           help="timed calls per measurement (>= 8)")
+    add_bundle_flag(p)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; returns the exit status."""
+    from cute_runtime import gpu_available
+
+    args = parser().parse_args(sys.argv[1:] if argv is None else argv)
+    apply_bundle_flag(args)
+    if not gpu_available():
+        for line in no_gpu_ending("nothing (the benchmark only runs on a GPU)", "every row", GPU_HOST_BENCH):
+            print(line)
+        return 0
+    for row in fp8_rows(args.iterations):
+        print(row)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
