@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("mlir")
 
-from cute_examples.dense_gemm.fp8_cases import fp8_configs  # noqa: E402
+from cute_examples.dense_gemm.fp8_cases import fp8_configs, scaled_configs  # noqa: E402
 from cute_examples.dense_gemm.kernel import compile_gemm  # noqa: E402
 from cute_examples.dense_gemm.spec import GemmConfig  # noqa: E402
 from cute_ir.hopper import sass  # noqa: E402
@@ -18,7 +18,7 @@ from cute_nvarch.numeric import numeric_type  # noqa: E402
 _SHORT = {"float8_e4m3fn": "E4M3", "float8_e5m2": "E5M2"}
 
 
-@pytest.mark.parametrize("cfg", fp8_configs(), ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", fp8_configs() + scaled_configs()[1::3], ids=lambda c: c.name)
 def test_fp8_config_assembles_with_qgmma(cfg):
     art = compile_gemm(cfg)
     r = art.resources
@@ -79,3 +79,17 @@ def test_k_blocks_is_the_wgmma_atoms():
 
     for cfg in (GemmConfig(), fp8_configs()[0]):
         assert cfg.k_blocks == cfg.tile_k // make_plan(cfg).wgmma.shape_mnk[2]
+
+
+@pytest.mark.parametrize("cfg", scaled_configs(), ids=lambda c: c.name)
+def test_scaled_kernels_read_their_scales(cfg):
+    from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS, SCALE_PARAMS
+
+    art = compile_gemm(cfg)
+    r = art.resources
+    assert r["spill_stores"] == 0 and r["spill_loads"] == 0 and r["local_memory"] == 0, r
+    assert [p.name for p in art.entry.params] == list(PARAMS + FUSED_PARAMS + SCALE_PARAMS)
+    # per thread and work unit: one load per per-tensor scale, two rows of A's, two columns per 8 of B's
+    loads = art.ptx.count("ld.global")
+    want = {"tensor": 1, "m": 2, None: 0}[cfg.scale_a] + {"tensor": 1, "n": cfg.tile_n // 4, None: 0}[cfg.scale_b]
+    assert loads == want, (loads, want)

@@ -5,7 +5,13 @@ matmul of the dequantized 8-bit inputs times the scales; every (A, B) pair, C dt
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.fp8_cases import ACCURACY_CONFIGS, ACCURACY_SHAPE, FP8_GPU_SHAPES, fp8_configs
+from cute_examples.dense_gemm.fp8_cases import (
+    ACCURACY_CONFIGS,
+    ACCURACY_SHAPE,
+    FP8_GPU_SHAPES,
+    fp8_configs,
+    scaled_configs,
+)
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -93,3 +99,30 @@ def test_two_level_accumulation_is_more_accurate_at_large_k():
     print(f"K={k} same-sign e4m3: normwise error without promotion {plain:.3e}, with promotion every "
           f"{ACCURACY_CONFIGS[1].mma_promotion_interval} k-blocks {promoted:.3e}, ratio {plain / promoted:.2f}")
     assert plain >= MIN_PROMOTION_GAIN * promoted, (plain, promoted)
+
+
+_SCALED = scaled_configs()
+
+
+@requires_sm90
+@pytest.mark.parametrize("shape", FP8_GPU_SHAPES[:2], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("cfg", _SCALED, ids=lambda c: c.name)
+def test_fp8_gemm_with_device_scales(cfg, shape):
+    """Per-tensor and rowwise float32 device scales (torch._scaled_mm's), read by the kernel."""
+    from cute_examples.dense_gemm import gemm
+
+    m, n, k, _ = shape
+    a, b = _operands(cfg, m, n, k, 1)
+    sa = torch.rand(() if cfg.scale_a == "tensor" else (m, 1), device="cuda") + 0.5
+    sb = torch.rand(() if cfg.scale_b == "tensor" else (1, n), device="cuda") + 0.5
+    out = gemm(a, b, c_dtype=getattr(torch, cfg.c_dtype), scale_a=sa, scale_b=sb,
+               tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k), cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n),
+               variant=cfg.variant, mma_promotion_interval=cfg.mma_promotion_interval)
+    torch.cuda.synchronize()
+    ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
+    err = float((out.double() - ref).norm() / ref.norm())
+    assert err <= TOLERANCE[cfg.c_dtype], f"{cfg.name} {shape}: error {err:.3e}"
+    if cfg.scale_a == "tensor" and cfg.scale_b == "tensor":
+        # same as torch._scaled_mm's accurate mode, within C's rounding
+        theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=out.dtype, use_fast_accum=False)
+        assert float((out.double() - theirs.double()).norm() / ref.norm()) <= 2 * TOLERANCE[cfg.c_dtype]

@@ -63,3 +63,51 @@ def test_cli_takes_cutedsl_fp8_names_and_the_promotion_interval():
     for bad in (["--a_major", "m"], ["--mma_promotion_interval", "6"], ["--mnkl", "256,256,256,2", "--benchmark"]):
         with pytest.raises(SystemExit):
             parse_args(["--a_dtype", "Float8E4M3FN", "--b_dtype", "Float8E4M3FN", *bad])
+
+
+class _Scale:
+    """A stand-in for a float32 CUDA scale tensor (shape, strides)."""
+
+    is_cuda = True
+    dtype = torch.float32
+    device = "cuda:0"
+
+    def __init__(self, shape, stride):
+        self.shape, self._stride = tuple(shape), tuple(stride)
+
+    def numel(self):
+        out = 1
+        for s in self.shape:
+            out *= s
+        return out
+
+    def stride(self):
+        return self._stride
+
+    def data_ptr(self):
+        return 1 << 20
+
+
+class _Op:
+    def __init__(self, shape):
+        self.shape, self.device = shape, "cuda:0"
+
+    def dim(self):
+        return len(self.shape)
+
+
+def test_device_scale_modes_are_torch_scaled_mms():
+    from cute_examples.dense_gemm.launch_plan import scale_modes
+
+    a, b = _Op((300, 256)), _Op((256, 200))
+    assert scale_modes(a, b, _Scale((), ()), _Scale((1,), (1,))) == ("tensor", "tensor")
+    assert scale_modes(a, b, _Scale((300, 1), (1, 1)), _Scale((1, 200), (200, 1))) == ("m", "n")
+    assert scale_modes(a, b, None, _Scale((1, 1), (1, 1))) == (None, "tensor")
+    with pytest.raises(ValueError, match=r"scale_a must have one element or shape \(300, 1\)"):
+        scale_modes(a, b, _Scale((1, 300), (300, 1)), None)
+    with pytest.raises(ValueError, match="scale_b must have one element or shape"):
+        scale_modes(a, b, None, _Scale((1, 200), (1, 2)))
+    bad = _Scale((1,), (1,))
+    bad.dtype = torch.float16
+    with pytest.raises(ValueError, match="scale_a must be a float32 CUDA tensor"):
+        scale_modes(a, b, bad, None)

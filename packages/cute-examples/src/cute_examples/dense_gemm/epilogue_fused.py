@@ -53,6 +53,8 @@ class FusedParams:
     input_stride_l: Any
     alpha: Any
     beta: Any
+    scale_a_ptr: Any = None  # the scaled kernel's float32 scales (`kernel.SCALE_PARAMS`)
+    scale_b_ptr: Any = None
 
 
 def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
@@ -63,6 +65,16 @@ def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
 def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, ir.Value]:
     """Two consecutive elements of C's dtype at address (aligned to two; 0 when not pred) as f32."""
     return S.unpack2(S.ld_global(address, pred, 16 * cfg.c_bytes), element_type(cfg.c_dtype))
+
+
+def _load_scale(address: Any, pred: Any) -> ir.Value:
+    """A float32 scale at address (0 when not pred)."""
+    return S.as_float(S.ld_global(address, pred, 32), ir.F32Type.get())
+
+
+def row0_pred(m: Any) -> Any:
+    """A run-time true predicate (m > 0 always holds in a launch): the load of a per-tensor scale."""
+    return m > 0
 
 
 class FusedEpilogue:
@@ -77,6 +89,16 @@ class FusedEpilogue:
         self.batch = batch
         self.esize = DTYPE_BYTES[cfg.c_dtype]
         self.row_bias: dict[int, ir.Value] = {}
+        self.row_scale: dict[int, ir.Value] = {}
+        self.tensor_scale = None
+        for mode, ptr in ((cfg.scale_a, params.scale_a_ptr), (cfg.scale_b, params.scale_b_ptr)):
+            if mode == "tensor":  # one value: every thread loads it once per work unit
+                s = _load_scale(ptr, row0_pred(m))
+                self.tensor_scale = s if self.tensor_scale is None else S.mul(self.tensor_scale, s)
+        if cfg.scale_a == "m":
+            for h in (0, 1):  # the thread's two rows, as the row bias
+                row = self.row0 + value_coords(warp, lane, 2 * h)[0]
+                self.row_scale[h] = _load_scale(self.p.scale_a_ptr + to_i64(row) * 4, row < m)
         if cfg.bias == "m":
             for h in (0, 1):  # the thread's two rows (value v's row half h = (v // 2) % 2)
                 row = self.row0 + value_coords(warp, lane, 2 * h)[0]
@@ -84,6 +106,9 @@ class FusedEpilogue:
         # the thread's first column (value 0's) and the address of its bias: value v's column is this plus a
         # build-time constant, so each bias load is one base register and an immediate offset
         self.col_t = self.col0 + value_coords(warp, lane, 0)[1]
+        if cfg.scale_b == "n":
+            self.scale_t = self.p.scale_b_ptr + to_i64(self.col_t) * 4
+            self.scale_cols_left = n - self.col_t
         if cfg.bias == "n":
             self.bias_t = self.p.bias_ptr + to_i64(self.col_t) * self.esize
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
@@ -106,18 +131,35 @@ class FusedEpilogue:
                 # both are read when the first is inside N (the host pads an odd N to an even length)
                 col_bias[j] = _load_pair_f32(cfg, self.bias_t + d0 * self.esize, self.cols_left > d0)
             bias = col_bias[j][v % 2]
+        x = S.to_f32(acc)
+        if cfg.scaled:
+            x = self._scaled(x, v, dcol, col_bias)
         addend = None
         if cfg.has_input:
             off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * \
                 p.input_stride_l
             addend = _load_f32(cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
         return em.pre_activation(
-            S.to_f32(acc),
+            x,
             alpha=p.alpha if cfg.has_alpha else None,
             addend=addend,
             beta=p.beta if cfg.has_input else None,
             bias=bias,
         )
+
+    def _scaled(self, x: ir.Value, v: int, dcol: int, loaded: dict) -> ir.Value:
+        """x times the value's scales: per tensor, its row's of A, its column's of B (loads shared per chunk)."""
+        cfg = self.cfg
+        if self.tensor_scale is not None:
+            x = S.mul(x, self.tensor_scale)
+        if cfg.scale_a == "m":
+            x = S.mul(x, self.row_scale[(v // 2) % 2])
+        if cfg.scale_b == "n":
+            key = ("scale_b", dcol)
+            if key not in loaded:
+                loaded[key] = _load_scale(self.scale_t + dcol * 4, self.scale_cols_left > dcol)
+            x = S.mul(x, loaded[key])
+        return x
 
     def values(self, vals: Any, groups: range) -> dict[int, ir.Value]:
         """The f32 output values of the thread's output 8-column groups `groups` (tile-relative), by index."""

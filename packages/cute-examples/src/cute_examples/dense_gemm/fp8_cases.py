@@ -7,7 +7,8 @@ import dataclasses
 
 from .spec import FP8_DTYPES, GemmConfig
 
-__all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "fp8_configs", "fp8_gpu_configs"]
+__all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "SCALE_MODES", "fp8_configs", "fp8_gpu_configs",
+           "scaled_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
 # (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
@@ -37,11 +38,23 @@ def fp8_configs() -> list[GemmConfig]:
     ]
 
 
+# (scale_a, scale_b) device-scale modes the tests run: per tensor, rowwise, and one of each
+SCALE_MODES = (("tensor", "tensor"), ("m", "n"), ("m", "tensor"))
+
+
+def scaled_configs() -> list[GemmConfig]:
+    """Device-scale kernels: every SCALE_MODES entry on the first `fp8_configs` entries and a promoting one (the
+    wide tile N 256 with rowwise scales among them)."""
+    bases = fp8_configs()
+    picked = [bases[0], bases[1], bases[2], bases[6]]
+    return [dataclasses.replace(c, scale_a=sa, scale_b=sb) for c in picked for sa, sb in SCALE_MODES]
+
+
 def fp8_gpu_configs() -> list[GemmConfig]:
     """What the FP8 GPU tests launch: every `fp8_configs` entry (N-major C, as gemm() writes a fresh out), without
     and with the run-time alpha that Python-float scales become."""
     out: dict[str, GemmConfig] = {}
-    for cfg in fp8_configs() + list(ACCURACY_CONFIGS):
+    for cfg in fp8_configs() + list(ACCURACY_CONFIGS) + scaled_configs():
         for c in (cfg, dataclasses.replace(cfg, c_major="n")):
             for alpha in (False, True):
                 x = dataclasses.replace(c, has_alpha=alpha)

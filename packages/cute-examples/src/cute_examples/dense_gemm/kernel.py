@@ -49,9 +49,11 @@ if TYPE_CHECKING:
 __all__ = [
     "FUSED_PARAMS",
     "PARAMS",
+    "SCALE_PARAMS",
     "compile_gemm",
     "dense_gemm",
     "dense_gemm_fused",
+    "dense_gemm_scaled",
     "dense_gemm_split",
     "gemm_spec",
     "kernel_of",
@@ -63,6 +65,8 @@ _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
 FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta")
+# the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused)
+SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr")
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001
@@ -133,9 +137,44 @@ def dense_gemm_fused(
     config: GemmConfig,
 ):
     """D = act(alpha * A @ B + beta * input + bias) into C: the GEMM kernel of `config` with its fused epilogue."""
-    if not config.fused:
-        raise ValueError("config has no fused epilogue: use dense_gemm")
+    if not config.fused or config.scaled:
+        raise ValueError("config has no fused epilogue (dense_gemm) or reads device scales (dense_gemm_scaled)")
     fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta)
+    _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
+
+
+@kernel(
+    name="dense_gemm_scaled",
+    block=lambda config: (config.num_threads, 1, 1),
+    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
+)
+def dense_gemm_scaled(
+    kb,  # noqa: ANN001 - the JitBuilder
+    a_desc: TensorMap,
+    b_desc: TensorMap,
+    c_desc: TensorMap,
+    m: _I32,
+    n: _I32,
+    k: _I32,
+    l: _I32,  # noqa: E741 - the batch extent, CuTe's name
+    raster_along_n: _I32,
+    swizzle_log: _I32,
+    bias_ptr: _U64,
+    input_ptr: _U64,
+    input_stride_m: _I64,
+    input_stride_n: _I64,
+    input_stride_l: _I64,
+    alpha: _F32,
+    beta: _F32,
+    scale_a_ptr: _U64,
+    scale_b_ptr: _U64,
+    config: GemmConfig,
+):
+    """D = act(alpha * scale_a * scale_b * A @ B + beta * input + bias) with float32 device scales of A and B."""
+    if not config.scaled:
+        raise ValueError("config reads no device scales: use dense_gemm or dense_gemm_fused")
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, scale_a_ptr,
+             scale_b_ptr)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -183,6 +222,8 @@ def _kernel_fn(cfg: GemmConfig) -> Any:
     units share tiles' K loops."""
     if cfg.shares_k:
         return dense_gemm_split
+    if cfg.scaled:
+        return dense_gemm_scaled
     return dense_gemm_fused if cfg.fused else dense_gemm
 
 
@@ -193,7 +234,7 @@ def _config(cfg: GemmConfig) -> GemmConfig:
 
 def gemm_spec(cfg: GemmConfig) -> dict:
     """The JIT spec of `cfg`'s kernel (what the compile cache and AOT bundles key it by)."""
-    extra = len(FUSED_PARAMS) if cfg.fused else 0
+    extra = len(FUSED_PARAMS) + (len(SCALE_PARAMS) if cfg.scaled else 0) if cfg.fused else 0
     if cfg.shares_k:
         from .split_k import SPLIT_PARAMS
 

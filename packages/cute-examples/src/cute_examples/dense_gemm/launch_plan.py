@@ -203,7 +203,8 @@ class GemmPlan:
     """One launch configuration of gemm(): kernel, grid, parameter block, descriptor setters, staging."""
 
     def __init__(
-        self, a: Any, b: Any, out: Any, options: tuple, tuned: Callable[[Any, str, str], Any], epi: tuple | None = None
+        self, a: Any, b: Any, out: Any, options: tuple, tuned: Callable[[Any, str, str], Any], epi: tuple | None = None,
+        scale_modes: tuple = (None, None),
     ) -> None:
         import torch
         from cute_runtime import device_properties, driver
@@ -254,7 +255,7 @@ class GemmPlan:
         if found is not None:
             cfg, order = found.config, (found.raster_along_n, found.swizzle_log)
         elif self.epilogue is not None:
-            fields = self.epilogue.config_fields
+            fields = {**self.epilogue.config_fields, "scale_a": scale_modes[0], "scale_b": scale_modes[1]}
             cfg = choose_epilogue_config(problem, fields, acc, tile, cluster, props.sm_count, variant or "fast")
         else:
             cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
@@ -268,6 +269,8 @@ class GemmPlan:
         grid, raster_n, swz = schedule(problem, cfg, props.sm_count, *order)
         p = problem
         fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3)
+        if cfg.scaled:
+            fused += (0, 0)  # the scales' addresses: set per call
         split = ()
         if cfg.shares_k:
             from .decomposed import Workspace, schedule_of
@@ -301,6 +304,8 @@ class GemmPlan:
             self._input_ptr = ctypes.c_uint64.from_address(at + offsets["input_ptr"])
             self._alpha = ctypes.c_float.from_address(at + offsets["alpha"])
             self._beta = ctypes.c_float.from_address(at + offsets["beta"])
+            if cfg.scaled:
+                self._scale_ptrs = tuple(ctypes.c_uint64.from_address(at + offsets[f"scale_{x}_ptr"]) for x in "ab")
             self.epi_spans = tuple(
                 0 if t is None else _span(t.shape, t.stride(), DTYPE_BYTES[cd])
                 for t in (self.epilogue.bias, self.epilogue.input)
@@ -315,7 +320,8 @@ class GemmPlan:
             self.addresses[i] = address
 
     def __call__(
-        self, a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, stream: Any, epi: tuple | None = None
+        self, a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, stream: Any, epi: tuple | None = None,
+        scales: tuple = (None, None),
     ) -> Any:
         """Run the plan on these tensors (of the plan's key; `epi`: bias, input, alpha, beta, activation); returns
         out."""
@@ -338,6 +344,9 @@ class GemmPlan:
         staged_bias = None  # a contiguous copy of a strided or broadcast bias, alive until the launch is queued
         if self.epilogue is not None and self.config.fused:
             staged_bias = self._set_epilogue(epi, out, pc, stream)
+            if self.config.scaled:
+                for ptr, t in zip(self._scale_ptrs, scales, strict=True):
+                    ptr.value = 0 if t is None else t.data_ptr()
         if stream is None:
             s = current_stream(self.device)
         else:
@@ -507,10 +516,11 @@ class PlanCache:
         return plan
 
 
-def _build(a: Any, b: Any, out: Any, options: tuple, epi: tuple | None = None) -> GemmPlan:
+def _build(a: Any, b: Any, out: Any, options: tuple, epi: tuple | None = None,
+           scale_modes: tuple = (None, None)) -> GemmPlan:
     from .tune_cache import lookup_tuned_once
 
-    return GemmPlan(a, b, out, options, lookup_tuned_once, epi)
+    return GemmPlan(a, b, out, options, lookup_tuned_once, epi, scale_modes)
 
 
 plans = PlanCache(_build)
@@ -534,8 +544,8 @@ def gemm(
     cluster_shape_mn: tuple[int, int] | None = None,
     variant: str | None = None,
     stream: Any = None,
-    scale_a: float | None = None,
-    scale_b: float | None = None,
+    scale_a: Any = None,
+    scale_b: Any = None,
     mma_promotion_interval: int = 0,
 ) -> Any:
     """`out = a @ b` on CUDA torch tensors of any shape and strides with the Hopper persistent kernel; returns out.
@@ -551,16 +561,24 @@ def gemm(
     columns (`activation.interleave_gate_up`) and writes N/2 columns).
 
     8-bit inputs (float8_e4m3fn / float8_e5m2, mixed pairs allowed) must both be K-major (a row-major, b a
-    transposed row-major weight, as torch._scaled_mm takes them); C defaults to bfloat16. `scale_a`, `scale_b`:
-    Python floats multiplying the float32 accumulators (folded into alpha, passed by value).
+    transposed row-major weight, as torch._scaled_mm takes them); C defaults to bfloat16.
+    `scale_a`, `scale_b` multiply the float32 accumulators: Python floats (folded into alpha, passed by value)
+    or float32 CUDA tensors the kernel reads
+    (torch._scaled_mm's: one element, or (M, 1) for a and (1, N) for b; no host synchronization).
     `mma_promotion_interval` (k-blocks, a multiple of 4; 0: off): two-level accumulation (`GemmConfig`'s field), the
     accurate FP8 mode (torch._scaled_mm's use_fast_accum=False); it caps the tile N at 128.
 
     Under torch.compile / torch.export it is the operator `torch.ops.cute.gemm` (`gemm_out` with out; `torch_ops`).
     """
+    scales = (None, None)
+    if _is_tensor(scale_a) or _is_tensor(scale_b):
+        scales = (scale_a if _is_tensor(scale_a) else None, scale_b if _is_tensor(scale_b) else None)
+        scale_a, scale_b = (None if _is_tensor(s) else s for s in (scale_a, scale_b))
     if scale_a is not None or scale_b is not None:
         alpha = _scaled_alpha(alpha, scale_a, scale_b)
     if _compiling():
+        if scales != (None, None):
+            raise ValueError("scale_a / scale_b as device tensors are not traced (torch.compile): pass floats")
         return _traced_gemm(a, b, out, stream, dict(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
@@ -577,11 +595,38 @@ def gemm(
     pc = 0 if out is None else out.data_ptr()
     key = plan_key(a, pa, b, pb, out, pc, options)
     if bias is None and input is None and activation is None and beta is None and alpha.__class__ is float \
-            and alpha == 1.0:
+            and alpha == 1.0 and scales == (None, None):
         return _get(key, a, b, out, options)(a, pa, b, pb, out, pc, stream)
     epi = (bias, input, alpha, beta, activation)
-    key = (key, _epilogue_key(epi))
-    return _get(key, a, b, out, options, epi)(a, pa, b, pb, out, pc, stream, epi)
+    modes = scale_modes(a, b, *scales)
+    key = (key, _epilogue_key(epi), modes)
+    return _get(key, a, b, out, options, epi, modes)(a, pa, b, pb, out, pc, stream, epi, scales)
+
+
+def _is_tensor(x: Any) -> bool:
+    return hasattr(x, "data_ptr") and hasattr(x, "dtype")
+
+
+def scale_modes(a: Any, b: Any, scale_a: Any, scale_b: Any) -> tuple:
+    """(scale_a mode, scale_b mode) of device scales (`spec.SCALE_A_MODES`/`SCALE_B_MODES`): float32 CUDA tensors on
+    a's device, one element ("tensor"), or (M, 1) for a ("m") and (1, N) for b ("n") with unit stride along it
+    (ValueError naming the scale otherwise)."""
+    out = []
+    for what, t, axis, extent in (("scale_a", scale_a, -2, a.shape[-2]), ("scale_b", scale_b, -1, b.shape[-1])):
+        if t is None:
+            out.append(None)
+            continue
+        if str(t.dtype) != "torch.float32" or not getattr(t, "is_cuda", False) or t.device != a.device:
+            raise ValueError(f"{what} must be a float32 CUDA tensor on a's device, got {t.dtype} on {t.device}")
+        if t.numel() == 1:
+            out.append("tensor")
+            continue
+        want = (extent, 1) if axis == -2 else (1, extent)
+        if a.dim() != 2 or tuple(t.shape) != want or (extent > 1 and t.stride()[axis] != 1):
+            raise ValueError(f"{what} must have one element or shape {want} with unit stride (rowwise scales need "
+                             f"2-D a and b), got shape {tuple(t.shape)} strides {tuple(t.stride())}")
+        out.append("m" if axis == -2 else "n")
+    return tuple(out)
 
 
 def _scaled_alpha(alpha: object, scale_a: object, scale_b: object) -> float:
@@ -591,8 +636,7 @@ def _scaled_alpha(alpha: object, scale_a: object, scale_b: object) -> float:
         if v is None:
             continue
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ValueError(f"{what} must be a Python float (per-tensor scale passed by value), got {type(v).__name__}"
-                             " (device scale tensors are not supported yet)")
+            raise ValueError(f"{what} must be a Python float or a float32 CUDA tensor, got {type(v).__name__}")
         if not isinstance(out, (int, float)):
             raise ValueError(f"{what} needs a Python-number alpha, got {type(out).__name__}")
         out = float(out) * float(v)

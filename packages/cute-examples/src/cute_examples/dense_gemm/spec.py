@@ -29,7 +29,9 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
 - `bias`: None, "n" (a vector along N, one value per accumulator column) or "m" (along M);
 - `has_input`: add `beta * input` (an addend tensor of C's dtype, read per element; tile_n <= 128: at 256
   its loads and 64-bit addresses spill next to the accumulators);
-- `has_alpha`: scale the accumulators by the run-time `alpha`.
+- `has_alpha`: scale the accumulators by the run-time `alpha`;
+- `scale_a`, `scale_b` (`SCALE_A_MODES`, `SCALE_B_MODES`): multiply the accumulators by float32 device scales
+  (one value, or per row of A / per column of B) before alpha: the kernel `dense_gemm_scaled`.
 A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
 bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
 
@@ -90,6 +92,10 @@ TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
 # sm_90: 227 KiB of dynamic shared memory per block (232448 bytes), cute-nvarch's target figure
 SMEM_CAPACITY = SM90A.smem_per_block
+# device scales of A and B (float32, read by the kernel): None, one value ("tensor"), or one per row of A ("m") /
+# per column of B ("n"), torch._scaled_mm's per-tensor and rowwise scales
+SCALE_A_MODES = (None, "tensor", "m")
+SCALE_B_MODES = (None, "tensor", "n")
 # the widest tile whose consumers hold two float32 accumulators (mma_promotion_interval) without spilling
 MAX_PROMOTION_TILE_N = 128
 # the widest tile whose consumers hold the input addend's loads next to their accumulators without spilling
@@ -137,6 +143,7 @@ NAME_LEGEND = (
     "  c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
+    "  [_sat|_sam = device scale of A per tensor|row][_sbt|_sbn = of B per tensor|column]",
     "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
@@ -170,6 +177,8 @@ class GemmConfig:
     has_alpha: bool = False
     decomposition: str = "data_parallel"
     mma_promotion_interval: int = 0
+    scale_a: str | None = None
+    scale_b: str | None = None
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype"):
@@ -220,6 +229,11 @@ class GemmConfig:
         self._check_epilogue()
         self._check_decomposition()
         self._check_promotion()
+        for f, modes in (("scale_a", SCALE_A_MODES), ("scale_b", SCALE_B_MODES)):
+            if getattr(self, f) not in modes:
+                raise ValueError(f"{f} must be one of {modes}, got {getattr(self, f)!r}")
+            if getattr(self, f) is not None and self.acc_dtype != "float32":
+                raise ValueError(f"{f} needs acc_dtype float32, got {self.acc_dtype}")
         if self.target not in TARGETS or not TARGETS[self.target].has_wgmma:
             wgmma = [t.name for t in TARGETS.values() if t.has_wgmma]
             raise ValueError(f"target must be one of {wgmma} (wgmma and setmaxnreg), got {self.target!r}")
@@ -298,7 +312,13 @@ class GemmConfig:
     @property
     def fused(self) -> bool:
         """Whether the epilogue does more than store the accumulators (the `dense_gemm_fused` kernel)."""
-        return self.activation != "identity" or self.bias is not None or self.has_input or self.has_alpha
+        return (self.activation != "identity" or self.bias is not None or self.has_input or self.has_alpha
+                or self.scaled)
+
+    @property
+    def scaled(self) -> bool:
+        """Whether the kernel reads device scales of A or B (the `dense_gemm_scaled` kernel)."""
+        return self.scale_a is not None or self.scale_b is not None
 
     @property
     def c_tile_n(self) -> int:
@@ -420,6 +440,8 @@ class GemmConfig:
         parts += [f"b{self.bias}"] if self.bias else []
         parts += ["in"] if self.has_input else []
         parts += ["al"] if self.has_alpha else []
+        parts += [f"sa{self.scale_a[0]}"] if self.scale_a else []
+        parts += [f"sb{self.scale_b[0]}"] if self.scale_b else []
         return "".join("_" + p for p in parts)
 
     @property
