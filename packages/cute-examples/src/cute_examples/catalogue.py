@@ -78,12 +78,13 @@ def _elementwise(target: str) -> list[Job]:
 
 def jit_kernels() -> dict[str, Any]:
     """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add, the
-    dense GEMM, its fused-epilogue form and its split-K / stream-K form)."""
+    dense GEMM, its fused-epilogue form, its device-scale (FP8) form and its split-K / stream-K form)."""
     from .bench_jit import add
-    from .dense_gemm.kernel import dense_gemm, dense_gemm_fused, dense_gemm_split
+    from .dense_gemm.kernel import dense_gemm, dense_gemm_fused, dense_gemm_scaled, dense_gemm_split
     from .transpose import transpose, transpose_vec
 
-    return {k.name: k for k in (transpose, transpose_vec, add, dense_gemm, dense_gemm_fused, dense_gemm_split)}
+    kernels = (transpose, transpose_vec, add, dense_gemm, dense_gemm_fused, dense_gemm_scaled, dense_gemm_split)
+    return {k.name: k for k in kernels}
 
 
 def _jit(target: str) -> list[Job]:

@@ -137,8 +137,10 @@ def dense_gemm_fused(
     config: GemmConfig,
 ):
     """D = act(alpha * A @ B + beta * input + bias) into C: the GEMM kernel of `config` with its fused epilogue."""
-    if not config.fused or config.scaled:
-        raise ValueError("config has no fused epilogue (dense_gemm) or reads device scales (dense_gemm_scaled)")
+    if not config.fused:
+        raise ValueError("config has no fused epilogue: use dense_gemm")
+    if config.scaled:
+        raise ValueError("config reads device scales of A or B: use dense_gemm_scaled")
     fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
