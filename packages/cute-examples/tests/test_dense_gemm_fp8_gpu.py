@@ -126,3 +126,17 @@ def test_fp8_gemm_with_device_scales(cfg, shape):
         # same as torch._scaled_mm's accurate mode, within C's rounding
         theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=out.dtype, use_fast_accum=False)
         assert float((out.double() - theirs.double()).norm() / ref.norm()) <= 2 * TOLERANCE[cfg.c_dtype]
+
+
+@requires_sm90
+def test_fp8_allow_copy_transposes_on_the_device():
+    from cute_examples.dense_gemm import gemm
+
+    cfg = fp8_configs()[0]
+    a = _fp8((300, 256), torch.float8_e4m3fn).t().contiguous().t()  # M-major
+    b = _fp8((256, 200), torch.float8_e4m3fn)  # N-major
+    out = gemm(a, b, allow_copy=True, tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k),
+               cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n), variant=cfg.variant)
+    torch.cuda.synchronize()
+    ref = _reference(a, b)
+    assert float((out.double() - ref).norm() / ref.norm()) <= TOLERANCE[cfg.c_dtype]

@@ -111,3 +111,17 @@ def test_device_scale_modes_are_torch_scaled_mms():
     bad.dtype = torch.float16
     with pytest.raises(ValueError, match="scale_a must be a float32 CUDA tensor"):
         scale_modes(a, b, bad, None)
+
+
+def test_allow_copy_makes_8_bit_operands_k_major():
+    from cute_examples.dense_gemm.launch_plan import k_major_copies
+
+    a = torch.randn(64, 32).to(E4M3).t().contiguous().t()  # M-major
+    b = torch.randn(32, 48).to(E5M2)  # row-major (K, N): N-major
+    ka, kb = k_major_copies(a, b)
+    assert ka.stride(-1) == 1 and kb.stride(-2) == 1
+    assert torch.equal(ka.float(), a.float()) and torch.equal(kb.float(), b.float())
+    h = torch.randn(64, 32, dtype=torch.float16).t().contiguous().t()
+    assert k_major_copies(h, b)[0] is h  # 16-bit operands take any major as they are
+    ok = torch.randn(64, 32).to(E4M3)
+    assert k_major_copies(ok, kb) == (ok, kb)

@@ -28,6 +28,7 @@ GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
     ("scale_a", "float?", "None"),
     ("scale_b", "float?", "None"),
     ("mma_promotion_interval", "int", "0"),
+    ("allow_copy", "bool", "False"),
 )
 _GEMM_NAMES = tuple(name for name, _, _ in GEMM_KWARGS)
 

@@ -259,7 +259,7 @@ class GemmPlan:
             cfg = choose_epilogue_config(problem, fields, acc, tile, cluster, props.sm_count, variant or "fast")
         else:
             cfg = choose_config(problem, acc, tile, cluster, props.sm_count, variant or "fast")
-            if free:
+            if free and not cfg.is_fp8:  # split-K / stream-K: calibrated and GPU-tested on 16-bit inputs only
                 cfg, splits = _decomposed(problem, cfg, cc, self.device, props.sm_count)
         if promotion:
             cfg = with_promotion(problem, cfg, promotion, acc, tile, props.sm_count)
@@ -547,6 +547,7 @@ def gemm(
     scale_a: Any = None,
     scale_b: Any = None,
     mma_promotion_interval: int = 0,
+    allow_copy: bool = False,
 ) -> Any:
     """`out = a @ b` on CUDA torch tensors of any shape and strides with the Hopper persistent kernel; returns out.
 
@@ -566,10 +567,13 @@ def gemm(
     or float32 CUDA tensors the kernel reads
     (torch._scaled_mm's: one element, or (M, 1) for a and (1, N) for b; no host synchronization).
     `mma_promotion_interval` (k-blocks, a multiple of 4; 0: off): two-level accumulation (`GemmConfig`'s field), the
-    accurate FP8 mode (torch._scaled_mm's use_fast_accum=False); it caps the tile N at 128.
+    accurate FP8 mode (torch._scaled_mm's use_fast_accum=False); it caps the tile N at 128. `allow_copy=True`:
+    an 8-bit operand that is not K-major is copied K-major on the device first (else it is a ValueError).
 
     Under torch.compile / torch.export it is the operator `torch.ops.cute.gemm` (`gemm_out` with out; `torch_ops`).
     """
+    if allow_copy:
+        a, b = k_major_copies(a, b)
     scales = (None, None)
     if _is_tensor(scale_a) or _is_tensor(scale_b):
         scales = (scale_a if _is_tensor(scale_a) else None, scale_b if _is_tensor(scale_b) else None)
@@ -583,7 +587,7 @@ def gemm(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
             scale_a=None, scale_b=None,  # the scales are in alpha
-            mma_promotion_interval=mma_promotion_interval))
+            mma_promotion_interval=mma_promotion_interval, allow_copy=False))  # the copies are made
     options = (
         c_dtype,
         acc_dtype,
@@ -601,6 +605,17 @@ def gemm(
     modes = scale_modes(a, b, *scales)
     key = (key, _epilogue_key(epi), modes)
     return _get(key, a, b, out, options, epi, modes)(a, pa, b, pb, out, pc, stream, epi, scales)
+
+
+def k_major_copies(a: Any, b: Any) -> tuple[Any, Any]:
+    """(a, b) with an 8-bit operand whose K mode is not unit-stride copied K-major (a row-major, b as the transpose
+    of a row-major (N, K)) on the device; others unchanged."""
+    fp8 = ("torch.float8_e4m3fn", "torch.float8_e5m2")
+    if str(a.dtype) in fp8 and a.shape[-1] > 1 and a.stride(-1) != 1:
+        a = a.contiguous()
+    if str(b.dtype) in fp8 and b.shape[-2] > 1 and b.stride(-2) != 1:
+        b = b.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return a, b
 
 
 def _is_tensor(x: Any) -> bool:
