@@ -3,7 +3,8 @@
     python -m cute_examples.dense_gemm.bench_fp8 [--iterations 30] [--bundle DIR]
 
 E4M3 A (M, K) row-major and B = W^T of a row-major E4M3 W (N, K) (both K-major, as _scaled_mm takes them),
-bfloat16 C, per-tensor unit scales. Two rows per shape, each alternating ours and theirs
+bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense_gemm_scaled` kernel). Two rows
+per shape, each alternating ours and theirs
 (`timing.interleaved_median_ms`): ours with two-level accumulation (`PROMOTION_INTERVAL` k-blocks) against
 `use_fast_accum=False`, ours without against `use_fast_accum=True`. Each of ours is first checked against
 _scaled_mm's accurate result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K and N multiples
@@ -17,6 +18,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
 from ..report import GPU_HOST_BENCH, no_gpu_ending
@@ -41,7 +43,10 @@ def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
 
 
 def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[GemmConfig, GemmConfig]:
-    """(ours without promotion, ours with it) for a row: choose_config's pick for the E4M3 problem."""
+    """(ours without promotion, ours with it) for a row: choose_config's pick for the E4M3 problem, reading
+    per-tensor device scales."""
+    import dataclasses
+
     from .choice import GemmShape
     from .host import choose_config, with_promotion
 
@@ -49,7 +54,8 @@ def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[Gemm
     e4m3 = FP8_DTYPES[0]
     shape = GemmShape(m, n, k, l, ab_dtype=e4m3, c_dtype=C_DTYPE, a_major="k", b_major="k", c_major="n")
     plain = choose_config(shape, "float32", num_sms=num_sms)
-    return plain, with_promotion(shape, plain, PROMOTION_INTERVAL, "float32", None, num_sms)
+    promoted = with_promotion(shape, plain, PROMOTION_INTERVAL, "float32", None, num_sms)
+    return tuple(dataclasses.replace(c, scale_a="tensor", scale_b="tensor") for c in (plain, promoted))
 
 
 def fp8_bench_configs(num_sms: Sequence[int] = (132, 114)) -> list[GemmConfig]:
@@ -63,7 +69,6 @@ def fp8_rows(iterations: int) -> list[str]:
     from cute_runtime import device_properties
 
     from ..timing import interleaved_median_ms
-    from .bench_run import prepare_ours
 
     sms = device_properties(torch.cuda.current_device()).sm_count
     cdt = getattr(torch, C_DTYPE)
@@ -74,14 +79,15 @@ def fp8_rows(iterations: int) -> list[str]:
         a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
         b = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()  # (K, N), K contiguous
         c = torch.full((m, n), float("nan"), device="cuda", dtype=cdt)
-        one = torch.ones((), device="cuda")
-        ref = torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=cdt, use_fast_accum=False)
+        sa = torch.full((), 0.75, device="cuda")
+        sb = torch.full((), 1.25, device="cuda")
+        ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=False)
         plain, promoted = fp8_row_configs(mnkl, sms)
         for cfg, fast in ((promoted, False), (plain, True)):
-            ours, err = prepare_ours(cfg, a, b, c, ref, sms)
+            ours, err = _prepare_scaled(cfg, a, b, c, sa, sb, ref, sms)
 
-            def theirs(a=a, b=b, one=one, fast: bool = fast) -> None:  # noqa: ANN001 - this row's tensors
-                torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=cdt, use_fast_accum=fast)
+            def theirs(a=a, b=b, sa=sa, sb=sb, fast: bool = fast) -> None:  # noqa: ANN001 - this row's tensors
+                torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=fast)
 
             t_ours, t_theirs = interleaved_median_ms([ours, theirs], iterations=iterations)
             flops = 2.0 * m * n * k
@@ -95,6 +101,27 @@ def fp8_rows(iterations: int) -> list[str]:
         what = "without promotion vs use_fast_accum=True" if fast else "with promotion vs use_fast_accum=False"
         rows.append(f"geomean ratio, ours {what}: {geo:.3f} over {len(rs)} shapes")
     return rows
+
+
+def _prepare_scaled(cfg: GemmConfig, a: Any, b: Any, c: Any, sa: Any, sb: Any, ref: Any, num_sms: int) -> tuple:
+    """(a no-argument launch of the scaled kernel of cfg on these tensors and scales, its error against ref)."""
+    import torch
+    from cute_nvarch.target import SM90A
+
+    from .host import problem_of, schedule, tensor_maps
+    from .kernel import kernel_of
+
+    kernel = kernel_of(cfg, SM90A.compute_capability)
+    p = problem_of(a, b, c)
+    grid, raster_n, swz = schedule(p, cfg, num_sms)
+    # FUSED_PARAMS without bias or input (alpha 1, beta 0), then SCALE_PARAMS
+    args = (*tensor_maps(p, cfg), p.m, p.n, p.k, p.l, raster_n, swz, 0, 0, 0, 0, 0, 1.0, 0.0, sa.data_ptr(),
+            sb.data_ptr())
+    c.fill_(float("nan"))
+    kernel.launch(grid, *args)
+    torch.cuda.synchronize()
+    err = float((c.float() - ref.float()).norm() / ref.float().norm())
+    return (lambda: kernel.launch(grid, *args)), (err if math.isfinite(err) else float("inf"))
 
 
 def parser() -> Parser:
