@@ -143,7 +143,7 @@ NAME_LEGEND = (
     "  c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
-    "  [_sat|_sam = device scale of A per tensor|row][_sbt|_sbn = of B per tensor|column]",
+    "  [_s<t|m|x><t|n|x> = device scales of A (per tensor|row|none) and B (per tensor|column|none)]",
     "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
@@ -440,8 +440,8 @@ class GemmConfig:
         parts += [f"b{self.bias}"] if self.bias else []
         parts += ["in"] if self.has_input else []
         parts += ["al"] if self.has_alpha else []
-        parts += [f"sa{self.scale_a[0]}"] if self.scale_a else []
-        parts += [f"sb{self.scale_b[0]}"] if self.scale_b else []
+        if self.scaled:  # s<A's: t|m|x><B's: t|n|x> (x: none)
+            parts += ["s" + "".join(m[0] if m else "x" for m in (self.scale_a, self.scale_b))]
         return "".join("_" + p for p in parts)
 
     @property
