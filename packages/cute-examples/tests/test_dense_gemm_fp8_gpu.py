@@ -122,8 +122,8 @@ def test_fp8_gemm_with_device_scales(cfg, shape):
     ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
     err = float((out.double() - ref).norm() / ref.norm())
     assert err <= TOLERANCE[cfg.c_dtype], f"{cfg.name} {shape}: error {err:.3e}"
-    if cfg.scale_a == "tensor" and cfg.scale_b == "tensor":
-        # same as torch._scaled_mm's accurate mode, within C's rounding
+    if cfg.scale_a == "tensor" and cfg.scale_b == "tensor" and n % 16 == 0 and k % 16 == 0:
+        # same as torch._scaled_mm's accurate mode (which needs N and K multiples of 16), within C's rounding
         theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=out.dtype, use_fast_accum=False)
         assert float((out.double() - theirs.double()).norm() / ref.norm()) <= 2 * TOLERANCE[cfg.c_dtype]
 
