@@ -147,8 +147,11 @@ def _imports(data: bytes, path: str, module: str) -> list[str]:
                 base = importlib.util.resolve_name(base, package) if node.level else base
             except (ImportError, ValueError):
                 continue
-            out.append(base)
-            out += [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+            subs = [f"{base}.{a.name}" for a in node.names if a.name != "*"]
+            # `from pkg import mod`: the submodule's source, not the package's __init__ (which merely runs first)
+            if not subs or not all(_module_file(m) is not None for m in subs):
+                out.append(base)
+            out += subs
     return out
 
 
