@@ -10,6 +10,7 @@ mkdir -p "$OUT"
 what=${1:-all}
 export PYTHONPATH=packages/cute-layout/src:packages/cute-nvarch/src:packages/cute-runtime/src:packages/cute-examples/src
 export CUTE_REQUIRE_GPU=1 CUTE_BUNDLE_DIR=build/aot PYTHONUNBUFFERED=1
+export CUTE_RECORD_MISSES=${CUTE_RECORD_MISSES:-$OUT/misses.jsonl}  # specs the bundle lacks: build_bundle --add-specs
 export PATH=$PATH:/usr/local/cuda/bin
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
 if [[ $what == tests || $what == all ]]; then
