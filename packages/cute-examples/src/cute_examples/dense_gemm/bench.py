@@ -22,13 +22,12 @@ Every config these rows use is in `aot.bench_configs()` (and so in the AOT bundl
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Sequence
 
 from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option, switch
 from ..report import GPU_HOST_BENCH, no_gpu_ending
-from .bench_run import bench_config, bench_shape
+from .bench_run import bench_config, bench_shape, geomean
 from .bench_run import operands as _operands
 from .bench_run import prepare_ours as _prepare_ours
 from .spec import AB_DTYPES, VARIANTS, runs_on
@@ -143,7 +142,7 @@ def gemm_rows(iterations: int, variants: Sequence[str] = DEFAULT_VARIANTS) -> li
                 + f"{err:8.1e}  {cfg.name}"
             )
     if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        geo = geomean(ratios)
         rows.append(f"geometric mean of ours/torch speed ratios over {len(ratios)} rows: {geo:.3f}")
     return rows
 

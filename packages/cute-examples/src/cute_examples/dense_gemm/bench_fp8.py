@@ -15,13 +15,13 @@ of 16, _scaled_mm's rule); the last row is the geometric mean of each pairing. T
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
 from ..report import GPU_HOST_BENCH, no_gpu_ending
+from .bench_run import geomean
 from .spec import FP8_DTYPES, GemmConfig
 
 __all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows", "main"]
@@ -97,7 +97,7 @@ def fp8_rows(iterations: int) -> list[str]:
             rows.append(f"{m}x{n}x{k} {cfg.name}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(use_fast_accum="
                         f"{fast}) {flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {ratio:.3f}; check {ok} ({err:.1e})")
     for fast, rs in ratios.items():
-        geo = math.exp(sum(map(math.log, rs)) / len(rs))
+        geo = geomean(rs)
         what = "without promotion vs use_fast_accum=True" if fast else "with promotion vs use_fast_accum=False"
         rows.append(f"geomean ratio, ours {what}: {geo:.3f} over {len(rs)} shapes")
     return rows
@@ -105,23 +105,10 @@ def fp8_rows(iterations: int) -> list[str]:
 
 def _prepare_scaled(cfg: GemmConfig, a: Any, b: Any, c: Any, sa: Any, sb: Any, ref: Any, num_sms: int) -> tuple:
     """(a no-argument launch of the scaled kernel of cfg on these tensors and scales, its error against ref)."""
-    import torch
-    from cute_nvarch.target import SM90A
+    from .bench_run import prepare_ours
 
-    from .host import problem_of, schedule, tensor_maps
-    from .kernel import kernel_of
-
-    kernel = kernel_of(cfg, SM90A.compute_capability)
-    p = problem_of(a, b, c)
-    grid, raster_n, swz = schedule(p, cfg, num_sms)
     # FUSED_PARAMS without bias or input (alpha 1, beta 0), then SCALE_PARAMS
-    args = (*tensor_maps(p, cfg), p.m, p.n, p.k, p.l, raster_n, swz, 0, 0, 0, 0, 0, 1.0, 0.0, sa.data_ptr(),
-            sb.data_ptr())
-    c.fill_(float("nan"))
-    kernel.launch(grid, *args)
-    torch.cuda.synchronize()
-    err = float((c.float() - ref.float()).norm() / ref.float().norm())
-    return (lambda: kernel.launch(grid, *args)), (err if math.isfinite(err) else float("inf"))
+    return prepare_ours(cfg, a, b, c, ref, num_sms, (0, 0, 0, 0, 0, 1.0, 0.0, sa.data_ptr(), sb.data_ptr()))
 
 
 def parser() -> Parser:

@@ -20,11 +20,11 @@ units, grid) it ran. The summary gives the issue's figures: the geomean of ours/
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .bench_run import geomean
 from .spec import AB_DTYPES, GemmConfig
 
 __all__ = ["DECOMPOSITION_MODES", "SuiteShape", "model_configs", "model_rows", "row_config", "suite"]
@@ -102,7 +102,7 @@ def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num
     import torch
     from cute_nvarch.target import SM90A
 
-    from .bench_run import prepare_ours
+    from .bench_run import checked_launch, prepare_ours
     from .decomposed import Workspace, schedule_of
     from .host import problem_of, tensor_maps
     from .kernel import kernel_of
@@ -119,18 +119,9 @@ def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num
     s, p = schedule, problem
     args = (*tensor_maps(problem, cfg), p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, ws, flags, s.splits)
 
-    def launch(workspace: Workspace = workspace) -> None:
-        kernel.launch(s.grid, *args)
+    launch, err = checked_launch(kernel, s.grid, args, c, ref, keep=workspace)
+    return launch, err, schedule.label
 
-    c.fill_(float("nan"))
-    launch()
-    torch.cuda.synchronize()
-    err = float((c.float() - ref.float()).norm() / ref.float().norm())
-    return launch, err if math.isfinite(err) else float("inf"), schedule.label
-
-
-def _geo(xs: list[float]) -> float:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
 def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
@@ -216,7 +207,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
         xs = stats[key]
         if xs:
             worst = min(xs)
-            summary.append(f"{what}: geomean ours/cuBLAS {_geo([r for r, _ in xs]):.3f} over {len(xs)} rows "
+            summary.append(f"{what}: geomean ours/cuBLAS {geomean([r for r, _ in xs]):.3f} over {len(xs)} rows "
                            f"(graph ratio where under {GRAPH_BELOW_US:.0f} us), slowest {worst[0]:.3f} ({worst[1]})")
     if stats["one"]:
         pcts = sorted(p for _, _, p, _ in stats["one"])

@@ -15,7 +15,7 @@ from cute_nvarch.target import SM90A
 from .choice import GemmShape
 from .spec import GemmConfig
 
-__all__ = ["bench_config", "bench_shape", "operands", "prepare_ours"]
+__all__ = ["bench_config", "bench_shape", "checked_launch", "geomean", "operands", "prepare_ours"]
 
 
 def bench_shape(mnkl: tuple[int, int, int, int], dtype: str) -> GemmShape:
@@ -47,21 +47,37 @@ def operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, Any
     return a, b, c
 
 
-def prepare_ours(cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float]:
-    """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`)."""
+def geomean(xs: list[float]) -> float:
+    """The geometric mean of positive numbers (nan for none)."""
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def checked_launch(kernel: Any, grid: Any, args: tuple, c: Any, ref: Any, keep: Any = None) -> tuple[Any, float]:
+    """(a no-argument launch of `kernel` on grid with args, the normwise relative error against `ref` of what its
+    first launch wrote into c (NaN-filled before; inf when not finite)); `keep` stays alive with the launcher."""
     import torch
 
+    c.fill_(float("nan"))
+    kernel.launch(grid, *args)
+    torch.cuda.synchronize()
+    err = float((c.float() - ref.float()).norm() / ref.float().norm())
+
+    def launch(keep: Any = keep) -> None:
+        kernel.launch(grid, *args)
+
+    return launch, err if math.isfinite(err) else float("inf")
+
+
+def prepare_ours(
+    cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int, extra: tuple = ()
+) -> tuple[Any, float]:
+    """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`); `extra`: the
+    run-time values after the plain kernel's (the fused or scaled kernels' parameters)."""
     from .host import problem_of, schedule, tensor_maps
     from .kernel import kernel_of
 
     kernel = kernel_of(cfg, SM90A.compute_capability)
     problem = problem_of(a, b, c)
     grid, raster_n, swz = schedule(problem, cfg, num_sms)
-    args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz)
-    c.fill_(float("nan"))
-    kernel.launch(grid, *args)
-    torch.cuda.synchronize()
-    err = float((c.float() - ref.float()).norm() / ref.float().norm())
-    if not math.isfinite(err):
-        err = float("inf")
-    return (lambda: kernel.launch(grid, *args)), err
+    args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz, *extra)
+    return checked_launch(kernel, grid, args, c, ref)
