@@ -69,6 +69,13 @@ FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "in
 SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr")
 
 
+# every entry's block and cluster: the config's warpgroups and cluster shape
+_LAUNCH_SHAPE = dict(
+    block=lambda config: (config.num_threads, 1, 1),
+    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
+)
+
+
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001
     """TMA loads of this CTA's share of one operand stage (boxes distributed over the multicast group)."""
     from cute_ir import hopper as H
@@ -87,11 +94,7 @@ def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_s
         ))
 
 
-@kernel(
-    name="dense_gemm",
-    block=lambda config: (config.num_threads, 1, 1),
-    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
-)
+@kernel(name="dense_gemm", **_LAUNCH_SHAPE)
 def dense_gemm(
     kb,  # noqa: ANN001 - the JitBuilder
     a_desc: TensorMap,
@@ -111,11 +114,7 @@ def dense_gemm(
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, None)
 
 
-@kernel(
-    name="dense_gemm_fused",
-    block=lambda config: (config.num_threads, 1, 1),
-    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
-)
+@kernel(name="dense_gemm_fused", **_LAUNCH_SHAPE)
 def dense_gemm_fused(
     kb,  # noqa: ANN001 - the JitBuilder
     a_desc: TensorMap,
@@ -145,11 +144,7 @@ def dense_gemm_fused(
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
-@kernel(
-    name="dense_gemm_scaled",
-    block=lambda config: (config.num_threads, 1, 1),
-    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
-)
+@kernel(name="dense_gemm_scaled", **_LAUNCH_SHAPE)
 def dense_gemm_scaled(
     kb,  # noqa: ANN001 - the JitBuilder
     a_desc: TensorMap,
@@ -180,11 +175,7 @@ def dense_gemm_scaled(
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
-@kernel(
-    name="dense_gemm_split",
-    block=lambda config: (config.num_threads, 1, 1),
-    cluster=lambda config: (config.cluster_m, config.cluster_n, 1),
-)
+@kernel(name="dense_gemm_split", **_LAUNCH_SHAPE)
 def dense_gemm_split(
     kb,  # noqa: ANN001 - the JitBuilder
     a_desc: TensorMap,
@@ -236,13 +227,9 @@ def _config(cfg: GemmConfig) -> GemmConfig:
 
 def gemm_spec(cfg: GemmConfig) -> dict:
     """The JIT spec of `cfg`'s kernel (what the compile cache and AOT bundles key it by)."""
-    extra = len(FUSED_PARAMS) + (len(SCALE_PARAMS) if cfg.scaled else 0) if cfg.fused else 0
-    if cfg.shares_k:
-        from .split_k import SPLIT_PARAMS
-
-        extra = len(SPLIT_PARAMS)
-    unset = (None,) * (len(PARAMS) + extra)  # run-time: not in the spec
-    return _kernel_fn(cfg).specialize(*unset, config=_config(cfg))[0]
+    fn = _kernel_fn(cfg)
+    unset = (None,) * sum(d.kind != "const" for d in fn.decls)  # run-time values: not in the spec
+    return fn.specialize(*unset, config=_config(cfg))[0]
 
 
 def compile_gemm(cfg: GemmConfig, target: str = "sm_90a") -> Any:
