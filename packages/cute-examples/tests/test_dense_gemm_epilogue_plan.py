@@ -13,41 +13,7 @@ import torch
 from cute_examples.dense_gemm import launch_plan
 from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS
 from cute_examples.dense_gemm.launch_plan import PlanCache
-
-
-class Device:
-    def __init__(self, index):
-        self.index = index
-
-    def __eq__(self, other):
-        return isinstance(other, Device) and other.index == self.index
-
-    def __hash__(self):
-        return hash(("cuda", self.index))
-
-    def __str__(self):
-        return f"cuda:{self.index}"
-
-
-class FakeCuda:
-    is_cuda = True
-
-    def __init__(self, shape, stride=None, dtype=torch.float16, address=1 << 20):
-        self.shape = torch.Size(shape)
-        self._stride = tuple(stride) if stride is not None else torch.empty(shape, device="meta").stride()
-        self.dtype, self._address, self.device = dtype, address, Device(0)
-
-    def dim(self):
-        return len(self.shape)
-
-    def stride(self):
-        return self._stride
-
-    def data_ptr(self):
-        return self._address
-
-    def moved(self, by):
-        return FakeCuda(self.shape, self._stride, self.dtype, self._address + by)
+from gemm_fakes import FakeCuda  # the tests' CPU stand-ins
 
 
 @pytest.fixture

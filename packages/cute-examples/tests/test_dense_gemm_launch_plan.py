@@ -7,43 +7,7 @@ import torch
 from cute_examples.dense_gemm import launch_plan
 from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, case_layouts
 from cute_examples.dense_gemm.launch_plan import PlanCache, plan_key, staged_layouts, staged_problem
-
-
-class Device:
-    """A stand-in for torch.device('cuda', index)."""
-
-    def __init__(self, index):
-        self.index = index
-
-    def __eq__(self, other):
-        return isinstance(other, Device) and other.index == self.index
-
-    def __hash__(self):
-        return hash(("cuda", self.index))
-
-    def __str__(self):
-        return f"cuda:{self.index}"
-
-
-class FakeCuda:
-    """A CUDA tensor's metadata (shape, strides, dtype, device, address) without a GPU."""
-
-    is_cuda = True
-
-    def __init__(self, shape, stride=None, dtype=torch.float16, address=1 << 20, device=0):
-        self.shape = torch.Size(shape)
-        self._stride = tuple(stride) if stride is not None else torch.empty(shape, device="meta").stride()
-        self.dtype, self._address, self.device = dtype, address, Device(device)
-
-    def dim(self):
-        return len(self.shape)
-
-    def stride(self):
-        return self._stride
-
-    def data_ptr(self):
-        return self._address
-
+from gemm_fakes import FakeCuda  # the tests' CPU stand-ins
 
 OPTIONS = (None, "float32", None, None, None)
 
