@@ -58,6 +58,26 @@ def _alternating_us(fns: list[Callable[[], Any]], calls: int, rounds: int) -> li
     return [statistics.median(s) for s in samples]
 
 
+def _pack_and_driver(kernel_: Any, packed: list[tuple], grid: int, it: list[int]) -> tuple[Callable, Callable]:
+    """The breakdown's pack (set i's converted values into one parameter block, i rotating with `it`) and driver
+    call (kernel_ launched on grid with that block on torch's current stream)."""
+    import torch
+
+    params = kernel_.prepare(*packed[0])
+    pack_into, buf, base = kernel_.layout.struct.pack_into, params.buffer, params.base
+
+    def pack() -> None:
+        i = it[0] = (it[0] + 1) % len(packed)
+        pack_into(buf, base, *packed[i])
+
+    stream = torch.cuda.current_stream().cuda_stream
+
+    def driver() -> None:
+        kernel_.launch_packed((grid, 1, 1), stream, params)
+
+    return pack, driver
+
+
 def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int = 10) -> list[str]:
     """Host us per call: ours (public call) against torch.add(a, b, out=c), and our call's breakdown."""
     import torch
@@ -99,17 +119,7 @@ def bench_jit_host(n: int = 4096, sets: int = 8, calls: int = 2000, rounds: int 
         return plans[keys[i]]
 
     packed = [tuple(kernel_.layout.convert(add.specialize(*s)[1], kernel_.device)) for s in bufs]
-    params = kernel_.prepare(*packed[0])
-    pack_into, buf, base = kernel_.layout.struct.pack_into, params.buffer, params.base
-
-    def pack() -> None:
-        i = it[0] = (it[0] + 1) % sets
-        pack_into(buf, base, *packed[i])
-
-    stream = torch.cuda.current_stream().cuda_stream
-
-    def driver() -> None:
-        kernel_.launch_packed((grid, 1, 1), stream, params)
+    pack, driver = _pack_and_driver(kernel_, packed, grid, it)
 
     plan = plans[keys[0]]  # one plan serves every set (the same key): (grid, stream, per tensor ptr, shape, stride)
     plan_args = [tuple(v for t in s for v in (t.data_ptr(), t.shape, t.stride())) for s in bufs]
@@ -188,17 +198,7 @@ def bench_add_host(shape: tuple[int, int] = (64, 64), sets: int = 8, calls: int 
     kernel_ = plan.kernel
     packed = [tuple(kernel_.layout.convert([x.data_ptr(), *plan.ta, y.data_ptr(), *plan.tb, z.data_ptr(), *plan.tc],
                                            kernel_.device)) for x, y, z in bufs]
-    params = kernel_.prepare(*packed[0])
-    pack_into, buf, base = kernel_.layout.struct.pack_into, params.buffer, params.base
-
-    def pack() -> None:
-        i = it[0] = (it[0] + 1) % sets
-        pack_into(buf, base, *packed[i])
-
-    stream = torch.cuda.current_stream().cuda_stream
-
-    def driver() -> None:
-        kernel_.launch_packed((plan.grid, 1, 1), stream, params)
+    pack, driver = _pack_and_driver(kernel_, packed, plan.grid, it)
 
     t_ours, t_peer = _alternating_us([ours, peer], calls, rounds)
     t_key, t_lookup, t_pack, t_driver = _alternating_us([key, lookup, pack, driver], calls, 2)
