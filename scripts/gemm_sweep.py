@@ -1,0 +1,187 @@
+"""Every data-parallel (tile, cluster, schedule) of the GEMM on a list of shapes, against torch.matmul.
+
+    python3 scripts/gemm_sweep.py [--dtype bfloat16] [--shapes 512x6144x4096,...] [--schedules cooperative,pingpong]
+    python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
+
+What the cost model (`choice.py`) ranks is measured: per shape, each config's time inside a CUDA graph (launch cost
+out of the figure) and torch.matmul's, in alternating rounds on identical tensors (A (M, K) row-major, B = W.t() of
+a contiguous (N, K) weight, as F.linear has them); every config's output is checked against torch's first. Per
+shape it prints the host's pick, the five fastest configs and the ratio cuBLAS / ours of each, so that the model's
+constants can be refitted from one table. The default shapes mix the suite's weak rows with shapes outside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+
+SHAPES = (
+    "1x6144x4096", "1x8192x28672", "16x6144x4096", "16x8192x8192", "128x8192x8192", "128x10240x8192",
+    "256x4096x4096", "512x6144x4096",
+    "512x4096x4096", "512x28672x4096", "512x4096x14336", "512x10240x8192", "768x3072x768", "1024x1024x1024",
+    "1024x4096x4096", "1337x2056x1000", "2048x2048x2048", "3000x5000x4096", "4097x4104x4096", "4096x4096x1024",
+)
+
+
+def _shape(text: str) -> tuple[int, int, int]:
+    m, n, k = (int(x) for x in text.lower().split("x"))
+    return m, n, k
+
+
+DEEP_STAGES = (12, 13)  # extra stage counts tried where a tile fits them (the default stops at 8)
+
+
+def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132) -> list:
+    """Every valid data-parallel config of the cost model's tiles and clusters in each schedule (plus deeper
+    pipelines where they fit)."""
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
+    from cute_examples.dense_gemm.host import choose_config
+
+    shape = bench_shape((*mnk, 1), dtype)
+    out = []
+    for tile in TILE_EFFICIENCY:
+        for cluster in CLUSTER_CHOICES:
+            for sched in schedules:
+                try:
+                    cfg = choose_config(shape, "float32", (tile[0], tile[1], 64), cluster, num_sms)
+                    if sched != "cooperative":
+                        cfg = dataclasses.replace(cfg, schedule=sched)
+                except (ValueError, TypeError):
+                    continue  # not a valid combination (e.g. a ping-pong tile past its register budget)
+                out.append(cfg)
+                for stages in DEEP_STAGES:
+                    try:
+                        out.append(dataclasses.replace(cfg, stages=stages))
+                    except ValueError:
+                        pass  # does not fit shared memory
+    return out
+
+
+def write_specs(path: str, shapes: list, dtype: str, schedules: list[str]) -> int:
+    """Write the JIT specs the sweep runs as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE)."""
+    from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
+
+    seen, lines = set(), []
+    for mnk in shapes:
+        for cfg in configs(mnk, dtype, schedules):
+            spec = gemm_spec(cfg)
+            key = json.dumps(spec, sort_keys=True)
+            if key not in seen:
+                seen.add(key)
+                lines.append(json.dumps({"kernel": _kernel_fn(cfg).name, "spec": spec, "target": "sm_90a"}))
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def _graph_ms(fn, calls: int) -> float:  # noqa: ANN001
+    """ms per call of fn from a CUDA graph of `calls` calls (median of 5 replays)."""
+    import torch
+
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    g.replay()
+    times = []
+    for _ in range(5):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        g.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
+def run(shapes: list, dtype: str, schedules: list[str], rounds: int) -> int:
+    """Sweep each shape on the GPU and print its table."""
+    import torch
+    from cute_examples.dense_gemm.bench_run import bench_config, checked_launch, operands
+    from cute_examples.dense_gemm.host import problem_of, schedule, tensor_maps
+    from cute_examples.dense_gemm.kernel import kernel_of
+    from cute_runtime import device_properties
+
+    props = device_properties(0)
+    sms, cc = props.sm_count, tuple(props.compute_capability)
+    print(f"{props.name}, {sms} SMs, {dtype}, schedules {','.join(schedules)}, {rounds} alternating rounds")
+    summary = []
+    for mnk in shapes:
+        torch.manual_seed(0)
+        a, b, c = operands((*mnk, 1), dtype)
+        ref = torch.matmul(a, b)
+        peer_out = torch.empty_like(c)
+        prob = problem_of(a, b, c)
+        flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
+        calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
+        host_pick = bench_config((*mnk, 1), dtype, num_sms=sms).name
+        fns, labels = [], []
+        for cfg in configs(mnk, dtype, schedules, sms):
+            try:
+                kernel = kernel_of(cfg, cc, 0)
+                grid, r, s = schedule(prob, cfg, sms)
+                args = (*tensor_maps(prob, cfg), prob.m, prob.n, prob.k, prob.l, r, s)
+                launch, err = checked_launch(kernel, grid, args, c, ref)
+            except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
+                print(f"  {cfg.name}: skipped ({type(exc).__name__}: {str(exc)[:90]})")
+                continue
+            if not err <= 2e-2:
+                print(f"  {cfg.name}: WRONG (normwise error {err:.1e})")
+                continue
+            fns.append(launch)
+            labels.append(f"{cfg.name} grid={grid[0]}x{grid[1]} raster_n={r} swz={s}")
+        fns.append(lambda a=a, b=b, o=peer_out: torch.matmul(a, b, out=o))
+        labels.append("torch.matmul")
+        samples = [[] for _ in fns]
+        for rnd in range(rounds):
+            order = range(len(fns)) if rnd % 2 == 0 else reversed(range(len(fns)))
+            for i in order:
+                samples[i].append(_graph_ms(fns[i], calls))
+        us = [statistics.median(x) * 1e3 for x in samples]
+        peer = us[-1]
+        ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])
+        name = "x".join(map(str, mnk))
+        print(f"\n{name} (graph of {calls}): torch.matmul {peer:.2f} us")
+        for i in ranked[:5]:
+            print(f"  {us[i]:9.2f} us  cuBLAS/ours {peer / us[i]:.3f}  {labels[i]}")
+        pick = [i for i in range(len(fns) - 1) if labels[i].startswith(host_pick + " ")]
+        if pick:
+            i = pick[0]
+            print(f"  host pick: {us[i]:9.2f} us  cuBLAS/ours {peer / us[i]:.3f}  {labels[i]}")
+            summary.append((name, peer / us[i], peer / us[ranked[0]], labels[ranked[0]].split(" ")[0]))
+    print("\nshape              host pick  best  (cuBLAS/ours)  best config")
+    for name, host, best, label in summary:
+        print(f"{name:18} {host:9.3f} {best:6.3f}  {label}")
+    if summary:
+        gm = lambda xs: statistics.geometric_mean(xs)  # noqa: E731
+        print(f"geomean: host pick {gm([s[1] for s in summary]):.3f}, best {gm([s[2] for s in summary]):.3f}")
+    return 0
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--dtype", default="bfloat16", choices=("float16", "bfloat16"))
+    p.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated MxNxK")
+    p.add_argument("--schedules", default="cooperative,pingpong")
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--specs", metavar="FILE", help="write the specs the sweep runs (for build_bundle --add-specs)")
+    args = p.parse_args()
+    shapes = [_shape(s) for s in args.shapes.split(",") if s]
+    schedules = args.schedules.split(",")
+    if args.specs:
+        print(f"{write_specs(args.specs, shapes, args.dtype, schedules)} specs -> {args.specs}")
+        return 0
+    return run(shapes, args.dtype, schedules, args.rounds)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
