@@ -6,7 +6,7 @@
 What the cost model (`choice.py`) ranks is measured: per shape, each config's time inside a CUDA graph (launch cost
 out of the figure) and torch.matmul's, in alternating rounds on identical tensors (A (M, K) row-major, B = W.t() of
 a contiguous (N, K) weight, as F.linear has them); every config's output is checked against torch's first. Per
-shape it prints the host's pick, the five fastest configs and the ratio cuBLAS / ours of each, so that the model's
+shape it prints the host's pick, the `--top` fastest configs and the ratio cuBLAS / ours of each, so that the model's
 constants can be refitted from one table. The default shapes mix the suite's weak rows with shapes outside it.
 """
 
@@ -103,7 +103,7 @@ def _graph_ms(fn, calls: int) -> float:  # noqa: ANN001
     return statistics.median(times)
 
 
-def run(shapes: list, dtype: str, schedules: list[str], rounds: int) -> int:
+def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5) -> int:
     """Sweep each shape on the GPU and print its table."""
     import torch
     from cute_examples.dense_gemm.bench_run import bench_config, checked_launch, operands
@@ -151,7 +151,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int) -> int:
         ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])
         name = "x".join(map(str, mnk))
         print(f"\n{name} (graph of {calls}): torch.matmul {peer:.2f} us")
-        for i in ranked[:5]:
+        for i in ranked[:top]:
             print(f"  {us[i]:9.2f} us  cuBLAS/ours {peer / us[i]:.3f}  {labels[i]}")
         pick = [i for i in range(len(fns) - 1) if labels[i].startswith(host_pick + " ")]
         if pick:
@@ -173,6 +173,7 @@ def main() -> int:
     p.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated MxNxK")
     p.add_argument("--schedules", default="cooperative,pingpong")
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--top", type=int, default=5, help="rows printed per shape (fastest first)")
     p.add_argument("--specs", metavar="FILE", help="write the specs the sweep runs (for build_bundle --add-specs)")
     args = p.parse_args()
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
@@ -180,7 +181,7 @@ def main() -> int:
     if args.specs:
         print(f"{write_specs(args.specs, shapes, args.dtype, schedules)} specs -> {args.specs}")
         return 0
-    return run(shapes, args.dtype, schedules, args.rounds)
+    return run(shapes, args.dtype, schedules, args.rounds, args.top)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
 """Which tile and cluster to run a GEMM shape with: a wave-quantisation cost model over the supported configs.
 
 The persistent kernel runs `units` cluster-shaped work units on `num_sms // cluster_size` clusters, so a
-problem takes `ceil(units / clusters)` rounds of one unit each. One round costs the mainloop of one CTA tile
-(`2 * tile_m * tile_n * 64 * k_tiles` FLOP at the per-SM peak times the tile's efficiency) plus its
-epilogue and a fixed pipeline fill. Partial tiles cost as much as full ones. Efficiencies are estimates from
-CUTLASS's SM90 warp-specialized kernels relative to 128x256 (two consumer warpgroups with 64x256 each
-reach the highest rate; narrower tiles re-load more operand bytes per FLOP and issue smaller wgmmas);
-a cluster multicasts operands (B over cluster_m CTAs, A over cluster_n) and gains a few percent in
-proportion to the operand bytes it saves (so 2x1 beats 1x2 for a 128x256 tile, whose B is larger) when
-at least half of the SMs have a tile.
+problem takes `ceil(units / clusters)` rounds of one unit each. One round costs a CTA tile's K loop plus its
+epilogue and a fixed overhead. A K tile costs the longer of its wgmma time (`2 * tile_m * tile_n * 64` FLOP
+at the per-SM peak times the tile's efficiency) and its operand loads (the rows of A it holds, `min(tile_m, M)`,
+and of B, 128 bytes each, at a per-SM load rate; a cluster's multicast divides B's rows by cluster_m and A's
+by cluster_n). Partial tiles cost as much as full ones; no launch beats the DRAM time of its operands and
+output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded byte): there a cluster's
+multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`).
+
+The constants were fitted to `scripts/gemm_sweep.py` on an H200 (2026-11-25: 50 shapes x dtypes, every
+tile x cluster, timed in CUDA graphs; the rows are in the tests' `data/tile_sweep_h200.json`): the pick runs
+within 4.3% of the fastest measured config on geometric mean (the model before them: 8.0%).
 
 `rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128);
 `choose_tile_cluster(shape)` is the first. Ties go to the larger tile, then no cluster, then 2x1 over
@@ -21,12 +24,14 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+from cute_nvarch.numeric import numeric_type
 from cute_nvarch.tile_scheduler import TileScheduler
 
 from .spec import DTYPE_BYTES
 
 __all__ = [
     "CLUSTER_CHOICES",
+    "CLUSTER_COST",
     "GemmShape",
     "TILE_EFFICIENCY",
     "choose_tile_cluster",
@@ -34,20 +39,23 @@ __all__ = [
     "rank_configs",
 ]
 
-# relative wgmma throughput of a CTA tile (tile_m, tile_n) in this kernel, 128x256 = 1
+# relative wgmma throughput of a CTA tile (tile_m, tile_n) in this kernel, 128x256 = 1 (fitted: module doc)
 TILE_EFFICIENCY = {
     (128, 256): 1.00,
-    (128, 128): 0.86,
-    (64, 256): 0.78,
-    (128, 64): 0.70,
-    (64, 128): 0.68,
-    (64, 64): 0.50,
+    (128, 128): 0.87,
+    (64, 256): 0.76,
+    (128, 64): 0.64,
+    (64, 128): 0.80,
+    (64, 64): 0.52,
 }
 CLUSTER_CHOICES = ((1, 1), (2, 1), (1, 2))
+CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bound tile
 _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per SM
-_SM_STORE_BYTES_PER_US = 50e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
-_FIXED_US = 0.5  # pipeline fill and scheduling per work unit
-_MULTICAST_GAIN = 0.1  # rate gained per unit fraction of operand bytes a cluster's multicast saves
+_SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
+_SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
+_HBM_BYTES_PER_US = 3.9e6  # DRAM bandwidth (H200 measured; H100 3.35e6)
+_FIXED_US = 1.0  # pipeline fill and scheduling per work unit
+_ROW_BYTES = 128  # one K tile's row of an operand (tile_k elements: 64 16-bit or 128 8-bit)
 
 
 @dataclass(frozen=True)
@@ -83,15 +91,20 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
     tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
     units = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
     rounds = -(-units // sched.max_clusters(num_sms))
-    # a cluster of cm x cn CTAs loads each B tile once per cm CTAs and each A tile once per cn CTAs; that
-    # matters once at least half of the SMs run tiles (L2 bandwidth is then shared by many)
-    saved = (tn * (1 - 1 / cm) + tm * (1 - 1 / cn)) / (tm + tn)
-    if 2 * tiles_m * tiles_n * shape.l < num_sms:
-        saved = 0.0
-    eff = TILE_EFFICIENCY[tile] * (1 + _MULTICAST_GAIN * saved)
-    mainloop = 2.0 * tm * tn * 64 * k_tiles / (_SM_PEAK_FLOP_PER_US * eff)
-    epilogue = tm * tn * DTYPE_BYTES[shape.c_dtype] / _SM_STORE_BYTES_PER_US
-    return rounds * (mainloop + epilogue + _FIXED_US)
+    eff = TILE_EFFICIENCY[tile] * (1 - CLUSTER_COST if cm * cn > 1 else 1)
+    wgmma = 2.0 * tm * tn * 64 / (_SM_PEAK_FLOP_PER_US * eff)
+    loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
+    c_bytes = DTYPE_BYTES[shape.c_dtype]
+    epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
+    t = rounds * (k_tiles * max(wgmma, loads) + epilogue + _FIXED_US)
+    return max(t, _dram_us(shape))
+
+
+def _dram_us(shape: Any) -> float:
+    """The DRAM time of reading A and B and writing C once."""
+    ab_bytes = numeric_type(shape.ab_dtype).bytes
+    c_bytes = DTYPE_BYTES[shape.c_dtype]
+    return ((shape.m + shape.n) * shape.k * ab_bytes + shape.m * shape.n * c_bytes) * shape.l / _HBM_BYTES_PER_US
 
 
 @functools.lru_cache(maxsize=64)
@@ -101,13 +114,13 @@ def _scheduler(tile_m: int, tile_n: int, cluster_m: int, cluster_n: int) -> Tile
 
 def rank_configs(shape: Any, num_sms: int = 132) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Every (tile, cluster) that can run `shape`, fastest modelled first (ties: see the module doc)."""
-    return list(_ranked(shape.m, shape.n, shape.k, shape.l, shape.c_dtype, num_sms))
+    return list(_ranked(shape.m, shape.n, shape.k, shape.l, shape.c_dtype, num_sms, shape.ab_dtype))
 
 
 @functools.lru_cache(maxsize=1024)
-def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int) -> tuple:
+def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype: str) -> tuple:
     """rank_configs of one problem (cached: the launch path asks once per call)."""
-    shape = GemmShape(m, n, k, l, c_dtype=c_dtype)
+    shape = GemmShape(m, n, k, l, ab_dtype=ab_dtype, c_dtype=c_dtype)
     out = []
     for tile in TILE_EFFICIENCY:
         if tile[1] == 256 and c_dtype == "float32":

@@ -1,0 +1,46 @@
+"""The data-parallel tile/cluster model (`dense_gemm.choice`) against the H200 tile sweep it was fitted to."""
+
+import json
+import math
+import os
+
+from cute_examples.dense_gemm.choice import GemmShape, estimate_us, rank_configs
+
+SWEEP = os.path.join(os.path.dirname(__file__), "data", "tile_sweep_h200.json")
+
+
+def _shapes() -> dict:
+    with open(SWEEP) as f:
+        rows = json.load(f)["rows"]
+    out: dict = {}
+    for dtype, m, n, k, tm, tn, cm, cn, stages, us, peer in rows:
+        if stages <= 8:  # the default pipelines (the sweep also tried deeper ones on 64x64)
+            out.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = (us, peer)
+    return out
+
+
+def test_pick_is_close_to_the_fastest_measured_config():
+    regrets, worst = [], None
+    for (dtype, m, n, k), measured in _shapes().items():
+        pick = rank_configs(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype))[0]
+        best = min(us for us, _ in measured.values())
+        r = best / measured[pick][0]
+        regrets.append(r)
+        worst = min(worst or (r, ""), (r, f"{dtype} {m}x{n}x{k}: picked {pick}"))
+    geo = math.exp(sum(map(math.log, regrets)) / len(regrets))
+    assert len(regrets) >= 50
+    # fitted: 0.957 (the previous model: 0.920); a model change that loses this shows here
+    assert geo >= 0.95, (geo, worst)
+    assert worst[0] >= 0.7, worst
+
+
+def test_clusters_pay_where_loads_bind_and_cost_where_compute_does():
+    big = GemmShape(8192, 8192, 8192, ab_dtype="bfloat16", c_dtype="bfloat16")
+    assert rank_configs(big)[0] == ((128, 256), (1, 1))
+    assert estimate_us(big, (128, 256), (2, 1)) > estimate_us(big, (128, 256), (1, 1))
+    narrow = GemmShape(256, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
+    assert estimate_us(narrow, (64, 128), (2, 1)) < estimate_us(narrow, (64, 128), (1, 1))
+    # the DRAM floor: no config beats reading A and B once
+    decode = GemmShape(1, 8192, 8192, ab_dtype="bfloat16", c_dtype="bfloat16")
+    floor = 8193 * 8192 * 2 / 3.9e6
+    assert all(estimate_us(decode, t, c) >= floor * 0.999 for t, c in rank_configs(decode))
