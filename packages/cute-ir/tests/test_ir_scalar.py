@@ -90,3 +90,39 @@ def test_ld_global_is_one_predicated_coherent_load(bits):
 def test_ld_global_refuses_other_widths():
     with ir.Context(), ir.Location.unknown(), pytest.raises(ValueError, match="bits must be 16, 32 or 64"):
         S.ld_global(0, True, 8)
+
+
+def _e4m3_kernel() -> KernelDef:
+    """y[t] = the two e4m3 bytes of (x[2t], x[2t+1]) (one cvt per thread); the warp's max of |x[2t]| goes to
+    amax[0] with one atomic per warp."""
+    params = [Param("x", "ptr", dtype="float32", align=8), Param("y", "ptr", dtype="int16", align=2),
+              Param("amax", "ptr", dtype="int32", align=4)]
+    kd = KernelDef("cvt_e4m3x2", params, block=128, target="sm_90a")
+    with kd.body() as k:
+        t = k.thread_idx(0)
+        xs = make_tensor(k.arg("x"), Layout(256, 1), "float32")
+        lo, hi = xs.load(t * 2), xs.load(t * 2 + 1)
+        make_tensor(k.arg("y"), Layout(128, 1), "int16").store(t, S.cvt_e4m3x2(lo, hi))
+        m = S.warp_max(S.abs_(lo))
+        amax = Int(ir.Operation.create("llvm.ptrtoint", results=[ir.IntegerType.get_signless(64)],
+                                       operands=[k.arg("amax")]).result)
+        S.red_max_nonneg_f32(amax, m, t % 32 == 0)
+    return kd
+
+
+def test_e4m3_conversion_warp_max_and_red_max():
+    art = stages.compile(_e4m3_kernel())
+    ptx = re.sub(r"[ \t]+", " ", art.ptx)
+    # the upper byte comes from the first source: hi (x[2t + 1]), then lo (x[2t])
+    (lo, hi), = re.findall(r"ld\.global\.v2\.b32 \{(%\w+), (%\w+)\}", ptx)
+    assert re.findall(r"cvt\.rn\.satfinite\.e4m3x2\.f32 %rs\d+, (%\w+), (%\w+);", ptx) == [(hi, lo)]
+    assert len(re.findall(r"shfl\.sync\.bfly\.b32", ptx)) == 5
+    assert len(re.findall(r"@%p\d+ red\.global\.max\.u32", ptx)) == 1
+    assert art.resources["spill_stores"] == 0
+    from cute_ir.hopper import sass
+
+    if sass.find_disassembler() is None:
+        pytest.skip("no SASS disassembler: install nvidia-cuda-nvdisasm (cuobjdump -sass needs it)")
+    text = sass.disassemble(art.cubin)
+    assert re.search(r"F2FP\.SATFINITE\.E4M3\.F32\.PACK_AB", text), text
+    assert "RED.E.MAX" in text or "REDG.E.MAX" in text, text

@@ -4,6 +4,8 @@
     y = S.fma(alpha, acc, S.f32(1.0))          # fma.rn.f32
     y = S.select(S.lt(x, S.f32(0.0)), a, b)    # setp + selp
     raw = S.ld_global(addr, pred, 32)          # 0 where pred is false, else the 32 bits at addr
+    bits = S.cvt_e4m3x2(lo, hi)                # two f32 -> two saturated e4m3 bytes (an i16)
+    m = S.warp_max(x)                          # max over the 32 lanes (shfl.sync.bfly)
 
 Every function takes and returns `ir.Value`s of f32 (or the documented types) and emits at the current
 insertion point; kernels use these instead of MLIR dialect ops. Pointers are i64 addresses (`Int` or
@@ -13,7 +15,7 @@ insertion point; kernels use these instead of MLIR dialect ops. Pointers are i64
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, llvm
+from mlir.dialects import arith, llvm, nvvm
 from mlir.dialects import math as _math
 
 from .values import as_value
@@ -22,16 +24,19 @@ __all__ = [
     "abs_",
     "add",
     "as_float",
+    "cvt_e4m3x2",
     "f32",
     "fma",
     "ld_global",
     "lt",
     "maximum",
     "mul",
+    "red_max_nonneg_f32",
     "select",
     "sub",
     "to_f32",
     "unpack2",
+    "warp_max",
 ]
 
 
@@ -115,3 +120,32 @@ def unpack2(raw: ir.Value, elem: ir.Type) -> tuple[ir.Value, ir.Value]:
     pair = llvm.bitcast(ir.VectorType.get([2], elem), raw)
     return tuple(to_f32(llvm.extractelement(pair, arith.constant(ir.IntegerType.get_signless(32), i)))
                  for i in (0, 1))
+
+
+def cvt_e4m3x2(lo: ir.Value, hi: ir.Value) -> ir.Value:
+    """Two f32 values as two Float8E4M3FN bytes in an i16 (lo in bits 0-7, the lower address), rounded to nearest
+    even and saturated (`cvt.rn.satfinite.e4m3x2.f32`): beyond +-448 (+-inf included) gives +-448, NaN gives NaN."""
+    # the instruction puts its first source operand in the upper byte
+    return llvm.inline_asm(ir.IntegerType.get_signless(16), [hi, lo], "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;",
+                           "=h,f,f")
+
+
+def warp_max(x: ir.Value) -> ir.Value:
+    """max(x) over the 32 lanes of the warp, in every lane (five `shfl.sync.bfly` steps; NaN if any lane's is
+    NaN). Every lane of the warp must run it."""
+    i32 = ir.IntegerType.get_signless(32)
+    for offset in (16, 8, 4, 2, 1):
+        other = nvvm.shfl_sync(x.type, arith.constant(i32, -1), x, arith.constant(i32, offset),
+                               arith.constant(i32, 31), nvvm.ShflKind.bfly)
+        x = maximum(x, other)
+    return x
+
+
+def red_max_nonneg_f32(address: object, x: ir.Value, pred: object) -> None:
+    """`red.global.max.u32 [address], bits(x)` where pred holds: an atomic max of a non-negative f32 (or NaN with
+    its sign clear) at the global i64 address. The bits of such floats order as unsigned integers, NaN above +inf,
+    so the value there only ever grows and a NaN sticks; the address must hold such a value (e.g. 0) before."""
+    addr = as_value(address, ir.IntegerType.get_signless(64))
+    raw = arith.bitcast(ir.IntegerType.get_signless(32), x)
+    llvm.inline_asm(None, [addr, raw, as_value(pred)], "{ @$2 red.global.max.u32 [$0], $1; }", "l,r,b,~{memory}",
+                    has_side_effects=True)
