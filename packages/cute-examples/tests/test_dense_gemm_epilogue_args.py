@@ -67,8 +67,8 @@ def test_bias_of_another_shape_is_refused(shape):
 @pytest.mark.parametrize(
     "bad, exc, match",
     [
-        (Fake((48,), dtype=torch.bfloat16), ValueError, r"bias.dtype must be C's dtype float16"),
-        (Fake((48,), dtype=torch.int32), ValueError, r"bias.dtype must be C's dtype"),
+        (Fake((48,), dtype=torch.bfloat16), ValueError, r"bias.dtype must be float16 \(C's dtype"),
+        (Fake((48,), dtype=torch.int32), ValueError, r"bias.dtype must be float16 \(C's dtype"),
         (Fake((48,), device="cuda:1"), ValueError, "bias must be on a's device"),
         (Fake((48,), cuda=False), ValueError, "bias must be a CUDA tensor"),
         ([1.0] * 48, TypeError, "bias must be a torch.Tensor or None"),
@@ -131,7 +131,7 @@ def test_beta_rules():
 
 
 def test_input_rules():
-    with pytest.raises(ValueError, match=r"input.dtype must be C's dtype float32"):
+    with pytest.raises(ValueError, match=r"input.dtype must be float32 \(C's dtype"):
         _check(input=Fake((48,)), c_dtype="float32")
     with pytest.raises(ValueError, match="input must be on a's device"):
         _check(input=Fake((48,), device="cuda:1"))

@@ -79,7 +79,7 @@ def _tensor_rules(t: Any, what: str, a: Any, c_dtype: str) -> None:
     except ValueError:
         dt = str(t.dtype)
     if dt != c_dtype:
-        raise ValueError(f"{what}.dtype must be C's dtype {c_dtype}, got {t.dtype}")
+        raise ValueError(f"{what}.dtype must be {c_dtype} (C's dtype; bfloat16 for an 8-bit C), got {t.dtype}")
 
 
 def _bias_mode(bias: Any, m: int, n: int, batched: bool) -> str:

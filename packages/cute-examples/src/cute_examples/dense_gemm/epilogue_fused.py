@@ -55,16 +55,21 @@ class FusedParams:
     beta: Any
     scale_a_ptr: Any = None  # the scaled kernel's float32 scales (`kernel.SCALE_PARAMS`)
     scale_b_ptr: Any = None
+    out_scale_ptr: Any = None  # an 8-bit C's float32 device out_scale (0: none), amax address (0: none), f32 factor
+    amax_ptr: Any = None
+    out_scale: Any = None
 
 
 def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
-    """An element of C's dtype at address (0 when not pred) as f32."""
-    return S.as_float(S.ld_global(address, pred, 8 * cfg.c_bytes), element_type(cfg.c_dtype))
+    """An element of the epilogue's dtype (C's; bfloat16 for an 8-bit C) at address (0 when not pred) as f32."""
+    dt = cfg.epilogue_dtype
+    return S.as_float(S.ld_global(address, pred, 8 * DTYPE_BYTES[dt]), element_type(dt))
 
 
 def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, ir.Value]:
-    """Two consecutive elements of C's dtype at address (aligned to two; 0 when not pred) as f32."""
-    return S.unpack2(S.ld_global(address, pred, 16 * cfg.c_bytes), element_type(cfg.c_dtype))
+    """Two consecutive elements of the epilogue's dtype at address (aligned to two; 0 when not pred) as f32."""
+    dt = cfg.epilogue_dtype
+    return S.unpack2(S.ld_global(address, pred, 16 * DTYPE_BYTES[dt]), element_type(dt))
 
 
 def _load_scale(address: Any, pred: Any) -> ir.Value:
@@ -87,7 +92,7 @@ class FusedEpilogue:
         self.row0 = tile_m * cfg.tile_m + g * 64  # the warpgroup's first row
         self.col0 = tile_n * cfg.tile_n  # the tile's first accumulator column
         self.batch = batch
-        self.esize = DTYPE_BYTES[cfg.c_dtype]
+        self.esize = DTYPE_BYTES[cfg.epilogue_dtype]
         self.row_bias: dict[int, ir.Value] = {}
         self.row_scale: dict[int, ir.Value] = {}
         self.tensor_scale = None
@@ -95,6 +100,12 @@ class FusedEpilogue:
             if mode == "tensor":  # one value: every thread loads it once per work unit
                 s = _load_scale(ptr, row0_pred(m))
                 self.tensor_scale = s if self.tensor_scale is None else S.mul(self.tensor_scale, s)
+        if cfg.fp8_out:
+            # out_scale: the by-value factor times the device scalar when its address is not 0 (one load per unit)
+            has_ptr = params.out_scale_ptr != 0
+            dev = S.select(has_ptr, _load_scale(params.out_scale_ptr, has_ptr), S.f32(1.0))
+            self.out_scale = S.mul(params.out_scale, dev)
+            self.amax = S.f32(0.0)  # the thread's max |D| of this unit
         if cfg.scale_a == "m":
             for h in (0, 1):  # the thread's two rows, as the row bias
                 row = self.row0 + value_coords(warp, lane, 2 * h)[0]
@@ -160,6 +171,17 @@ class FusedEpilogue:
                 loaded[key] = _load_scale(self.scale_t + dcol * 4, self.scale_cols_left > dcol)
             x = S.mul(x, loaded[key])
         return x
+
+    def e4m3_pair(self, lo: ir.Value, hi: ir.Value) -> ir.Value:
+        """Two output values D as the i16 of their bytes satfinite(D * out_scale) (lo first); max |D| kept."""
+        self.amax = S.maximum(self.amax, S.maximum(S.abs_(lo), S.abs_(hi)))
+        return S.cvt_e4m3x2(S.mul(lo, self.out_scale), S.mul(hi, self.out_scale))
+
+    def store_amax(self, lane: Any) -> None:
+        """The warp's max |D| of this unit into the amax address (when not 0): one atomic max per warp. Every lane
+        of the warp runs it (a shuffle reduction)."""
+        m = S.warp_max(self.amax)
+        S.red_max_nonneg_f32(self.p.amax_ptr, m, (lane == 0) & (self.p.amax_ptr != 0))
 
     def values(self, vals: Any, groups: range) -> dict[int, ir.Value]:
         """The f32 output values of the thread's output 8-column groups `groups` (tile-relative), by index."""

@@ -8,7 +8,7 @@ import dataclasses
 from .spec import FP8_DTYPES, GemmConfig
 
 __all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "SCALE_MODES", "fp8_configs", "fp8_gpu_configs",
-           "scaled_configs"]
+           "fp8_out_configs", "scaled_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
 # (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
@@ -50,13 +50,31 @@ def scaled_configs() -> list[GemmConfig]:
     return [dataclasses.replace(c, scale_a=sa, scale_b=sb) for c in picked for sa, sb in SCALE_MODES]
 
 
+def fp8_out_configs() -> list[GemmConfig]:
+    """8-bit (E4M3) C: both 8-bit pairs, tile N 128 and 256 (cluster), tile M 64, the "base" variant (one C
+    buffer), two-level accumulation, device scales (per tensor, rowwise), a bias with an activation, SwiGLU."""
+    e4m3 = dict(a_dtype=E4M3, b_dtype=E4M3, c_dtype=E4M3)
+    return [
+        GemmConfig(**e4m3),
+        GemmConfig(a_dtype=E4M3, b_dtype=E5M2, c_dtype=E4M3, tile_n=256, cluster_m=2),
+        GemmConfig(**e4m3, tile_m=64, cluster_n=2),
+        GemmConfig(**e4m3).with_variant("base"),
+        GemmConfig(**e4m3, mma_promotion_interval=4),
+        GemmConfig(**e4m3, scale_a="tensor", scale_b="tensor"),
+        GemmConfig(**e4m3, scale_a="m", scale_b="n", mma_promotion_interval=4),
+        GemmConfig(**e4m3, activation="relu", bias="n"),
+        GemmConfig(**e4m3, tile_n=256, activation="swiglu"),
+    ]
+
+
 def fp8_gpu_configs() -> list[GemmConfig]:
-    """What the FP8 GPU tests launch: every `fp8_configs` entry (N-major C, as gemm() writes a fresh out), without
-    and with the run-time alpha that Python-float scales become."""
+    """What the FP8 GPU tests launch: every `fp8_configs` and `fp8_out_configs` entry (N-major C, as gemm() writes a
+    fresh out), without and with the run-time alpha that Python-float scales become."""
     out: dict[str, GemmConfig] = {}
-    for cfg in fp8_configs() + list(ACCURACY_CONFIGS) + scaled_configs():
+    for cfg in fp8_configs() + list(ACCURACY_CONFIGS) + scaled_configs() + fp8_out_configs():
         for c in (cfg, dataclasses.replace(cfg, c_major="n")):
-            for alpha in (False, True) if not cfg.scaled else (False,):  # device scales: the tests pass no alpha
+            # device scales of A/B: the tests pass no alpha
+            for alpha in (False, True) if cfg.scale_a is None and cfg.scale_b is None else (False,):
                 x = dataclasses.replace(c, has_alpha=alpha)
                 out.setdefault(x.name, x)
     return list(out.values())

@@ -17,7 +17,7 @@ from typing import Any
 
 from cute_nvarch.numeric import numeric_type
 
-from .spec import AB_DTYPES, C_DTYPES, DTYPE_BYTES, FP8_DTYPES, GemmConfig, canonical_dtype
+from .spec import AB_DTYPES, C_DTYPES, DTYPE_BYTES, FP8_C_DTYPES, FP8_DTYPES, GemmConfig, canonical_dtype
 
 __all__ = [
     "GemmProblem",
@@ -64,7 +64,7 @@ class GemmProblem:
 
 
 def _dtype_of(t: Any, what: str) -> str:
-    allowed = C_DTYPES + FP8_DTYPES if what in ("a", "b") else C_DTYPES
+    allowed = C_DTYPES + FP8_DTYPES if what in ("a", "b") else C_DTYPES + FP8_C_DTYPES
     return canonical_dtype(str(t.dtype), f"{what}.dtype", allowed)
 
 
@@ -242,6 +242,8 @@ def choose_config(
     p = problem
     if tile_shape_mnk is None or cluster_shape_mn is None:
         ranked = rank_configs(p, num_sms)
+        if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages 128-byte rows: tile N >= 128
+            ranked = [(t, c) for t, c in ranked if t[1] >= 128]
         if tile_shape_mnk is not None:
             ranked = [(t, c) for t, c in ranked if t == tuple(tile_shape_mnk[:2])] or [
                 (tuple(tile_shape_mnk[:2]), (1, 1))

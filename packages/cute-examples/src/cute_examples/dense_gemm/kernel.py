@@ -65,8 +65,9 @@ _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
 FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta")
-# the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused)
-SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr")
+# the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused); an
+# 8-bit C's float32 device out_scale and amax addresses (0 when unused) and its by-value out_scale factor
+SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr", "out_scale_ptr", "amax_ptr", "out_scale")
 
 
 # every entry's block and cluster: the config's warpgroups and cluster shape
@@ -165,13 +166,17 @@ def dense_gemm_scaled(
     beta: _F32,
     scale_a_ptr: _U64,
     scale_b_ptr: _U64,
+    out_scale_ptr: _U64,
+    amax_ptr: _U64,
+    out_scale: _F32,
     config: GemmConfig,
 ):
-    """D = act(alpha * scale_a * scale_b * A @ B + beta * input + bias) with float32 device scales of A and B."""
+    """D = act(alpha * scale_a * scale_b * A @ B + beta * input + bias) with float32 device scales of A and B; an
+    8-bit C stores satfinite(D * out_scale) (and max |D| at amax_ptr when not 0)."""
     if not config.scaled:
-        raise ValueError("config reads no device scales: use dense_gemm or dense_gemm_fused")
+        raise ValueError("config reads no device scales and writes no 8-bit C: use dense_gemm or dense_gemm_fused")
     fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, scale_a_ptr,
-             scale_b_ptr)
+             scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -567,7 +572,17 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         if cfg.epi_buffers > 1:
             if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
         H.named_barrier_sync(barrier_id, 128)
-        if cfg.c_bytes == 2:
+        if cfg.c_bytes == 1:
+            # 8-bit C (N-major): each (group, row half) pair of values is one cvt to two e4m3 bytes, one 2-byte
+            # st.shared at the f32 path's coordinates
+            for j in groups:
+                jloc = j - chunk * cfg.epi_n // 8
+                src = fused.values(vals, range(j, j + 1))
+                for h in (0, 1):
+                    pair = fused.e4m3_pair(src[4 * j + 2 * h], src[4 * j + 2 * h + 1])
+                    r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
+                    H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [pair], alignment=2)
+        elif cfg.c_bytes == 2:
             # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
             for j in list(groups)[::2]:
                 src = vals if fused is None else fused.values(vals, range(j, j + 2))
@@ -604,3 +619,5 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
                 H.tma_store_wait(0, read=True)
 
         if_(tid_in_wg == 0, store)
+    if cfg.fp8_out:
+        fused.store_amax(lane)

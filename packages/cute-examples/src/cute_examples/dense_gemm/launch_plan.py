@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -54,7 +55,16 @@ from .host import (
     tensor_maps,
     with_promotion,
 )
-from .spec import AB_DTYPES, DTYPE_BYTES, FP8_DTYPES, canonical_dtype, runs_on
+from .spec import (
+    AB_DTYPES,
+    C_DTYPES,
+    DTYPE_BYTES,
+    FP8_C_DTYPES,
+    FP8_C_EPILOGUE_DTYPE,
+    FP8_DTYPES,
+    canonical_dtype,
+    runs_on,
+)
 
 __all__ = ["GemmPlan", "Layout", "PlanCache", "gemm", "plan_key", "plans", "staged_layouts", "staged_problem"]
 
@@ -168,10 +178,10 @@ def _check(a: Any, b: Any, out: Any, c_dtype: Any, swiglu: bool = False) -> tupl
     if out is None:
         # 8-bit inputs write bfloat16 unless told (torch._scaled_mm's out_dtype has no 8-bit default either)
         default = "bfloat16" if fp8 else str(a.dtype)
-        cd = canonical_dtype(default if c_dtype is None else c_dtype, "c_dtype")
+        cd = canonical_dtype(default if c_dtype is None else c_dtype, "c_dtype", C_DTYPES + FP8_C_DTYPES)
     else:
         cd = _dtype_of(out, "out")
-        if c_dtype is not None and canonical_dtype(c_dtype, "c_dtype") != cd:
+        if c_dtype is not None and canonical_dtype(c_dtype, "c_dtype", C_DTYPES + FP8_C_DTYPES) != cd:
             raise ValueError(f"c_dtype {c_dtype} differs from out.dtype {out.dtype}")
         if out.dim() != a.dim():
             raise ValueError(f"out must be {a.dim()}-D like a and b, got {out.dim()}-D")
@@ -186,6 +196,13 @@ def _check(a: Any, b: Any, out: Any, c_dtype: Any, swiglu: bool = False) -> tupl
             raise ValueError(f"out has a stride-0 mode (strides {tuple(out.stride())}): its elements overlap")
     if la != lb:
         raise ValueError(f"a and b must have the same batch size, got {la} and {lb}")
+    if cd in FP8_C_DTYPES:
+        what = "c_dtype" if out is None else "out"
+        if not fp8:
+            raise ValueError(f"{what}: an 8-bit C ({cd}) needs 8-bit a and b ({' or '.join(FP8_DTYPES)}), got {ab}")
+        if out is not None and out.shape[-1] > 1 and out.stride(-1) != 1:
+            raise ValueError(f"out: an 8-bit out must be row-major (N contiguous, as torch._scaled_mm writes it), "
+                             f"got strides {tuple(out.stride())}")
     device = next(iter(devices))
     return (device.index or 0), cd
 
@@ -218,10 +235,12 @@ class GemmPlan:
         swiglu = epi is not None and check_activation(epi[4]) == "swiglu"
         self.device, cd = _check(a, b, out, c_dtype, swiglu)
         self.epilogue = None
+        self.fp8_out = cd in FP8_C_DTYPES
         if epi is not None:
             bias, inp, alpha, beta, activation = epi
-            self.epilogue = check_epilogue(a, b, out, cd, bias=bias, input=inp, alpha=alpha, beta=beta,
-                                           activation=activation)
+            # an 8-bit C's bias and input are bfloat16 (torch._scaled_mm's bias dtype)
+            self.epilogue = check_epilogue(a, b, out, FP8_C_EPILOGUE_DTYPE if self.fp8_out else cd, bias=bias,
+                                           input=inp, alpha=alpha, beta=beta, activation=activation)
         n_out = None if self.epilogue is None else self.epilogue.n_out
         self.c_torch = torch_dtype(cd)
         self.out_shape = (*a.shape[:-1], b.shape[-1] if n_out is None else n_out)
@@ -270,7 +289,7 @@ class GemmPlan:
         p = problem
         fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3)
         if cfg.scaled:
-            fused += (0, 0)  # the scales' addresses: set per call
+            fused += (0, 0, 0, 0, 1.0)  # the scales' and amax's addresses, out_scale: set per call
         split = ()
         if cfg.shares_k:
             from .decomposed import Workspace, schedule_of
@@ -296,7 +315,7 @@ class GemmPlan:
             self._flags_ptr = ctypes.c_uint64.from_address(self.params.address + offsets["flags"])
         if cfg.fused:
             self.bias_length = bias_length_to_stage(self.epilogue, p.m, p.n)
-            self.bias_align = bias_align(self.epilogue, cfg.c_bytes)
+            self.bias_align = bias_align(self.epilogue, DTYPE_BYTES[cfg.epilogue_dtype])
             self.epilogue_bias_length = p.n if cfg.bias == "n" else p.m
             offsets = dict(zip((prm.name for prm in kernel.layout.params), kernel.layout.offsets, strict=True))
             at = self.params.address
@@ -306,8 +325,11 @@ class GemmPlan:
             self._beta = ctypes.c_float.from_address(at + offsets["beta"])
             if cfg.scaled:
                 self._scale_ptrs = tuple(ctypes.c_uint64.from_address(at + offsets[f"scale_{x}_ptr"]) for x in "ab")
+                self._out_scale_ptr = ctypes.c_uint64.from_address(at + offsets["out_scale_ptr"])
+                self._amax_ptr = ctypes.c_uint64.from_address(at + offsets["amax_ptr"])
+                self._out_scale = ctypes.c_float.from_address(at + offsets["out_scale"])
             self.epi_spans = tuple(
-                0 if t is None else _span(t.shape, t.stride(), DTYPE_BYTES[cd])
+                0 if t is None else _span(t.shape, t.stride(), DTYPE_BYTES[cfg.epilogue_dtype])
                 for t in (self.epilogue.bias, self.epilogue.input)
             )
 
@@ -321,10 +343,10 @@ class GemmPlan:
 
     def __call__(
         self, a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, stream: Any, epi: tuple | None = None,
-        scales: tuple = (None, None),
+        scales: tuple = (None, None), outs: tuple = (None, None),
     ) -> Any:
-        """Run the plan on these tensors (of the plan's key; `epi`: bias, input, alpha, beta, activation); returns
-        out."""
+        """Run the plan on these tensors (of the plan's key; `epi`: bias, input, alpha, beta, activation; `outs`: an
+        8-bit C's out_scale and amax, checked by gemm()); returns out."""
         torch = self._torch
         if out is None:
             out = torch.empty(self.out_storage, dtype=self.c_torch, device=a.device)[..., : self.out_shape[-1]]
@@ -334,9 +356,10 @@ class GemmPlan:
             if (pc < pa + sa and pa < pc + sc) or (pc < pb + sb and pb < pc + sc):
                 raise ValueError("out overlaps an input (a or b); gemm() needs a separate output")
         if self.kernel is None:  # an extent of 0
-            if self.epilogue is not None and out.numel():
+            if self.epilogue is not None and (out.numel() or outs[1] is not None):
                 with _on(torch, stream):
-                    out.copy_(_empty_k_epilogue(torch, self.epilogue, epi, a, b, out, self.out_shape))
+                    d = _empty_k_epilogue(torch, self.epilogue, epi, a, b, out, self.out_shape)
+                    out.copy_(_fp8_store(torch, d, *outs) if self.fp8_out else d.to(out.dtype))
             elif a.shape[-1] == 0 and out.numel():
                 with _on(torch, stream):
                     out.zero_()
@@ -347,6 +370,8 @@ class GemmPlan:
             if self.config.scaled:
                 for ptr, t in zip(self._scale_ptrs, scales, strict=True):
                     ptr.value = 0 if t is None else t.data_ptr()
+                if self.fp8_out:
+                    self._set_fp8_out(out, pc, stream, *outs)
         if stream is None:
             s = current_stream(self.device)
         else:
@@ -377,6 +402,22 @@ class GemmPlan:
                 out.copy_(views[2])
         return out
 
+
+    def _set_fp8_out(self, out: Any, pc: int, stream: Any, out_scale: Any, amax: Any) -> None:
+        """Write an 8-bit C's out_scale (by value, or a device scalar's address) and amax address into the parameter
+        block; zero amax on the launch's stream (the kernel only raises it: an atomic max per warp)."""
+        if _is_tensor(out_scale):
+            self._out_scale_ptr.value, self._out_scale.value = out_scale.data_ptr(), 1.0
+        else:
+            self._out_scale_ptr.value, self._out_scale.value = 0, 1.0 if out_scale is None else float(out_scale)
+        self._amax_ptr.value = 0
+        if amax is not None:
+            p = amax.data_ptr()
+            if pc < p + 4 and p < pc + _span(out.shape, out.stride(), 1):
+                raise ValueError("amax overlaps out; gemm() needs a separate amax")
+            with _on(self._torch, stream):
+                amax.zero_()
+            self._amax_ptr.value = p
 
     def _set_epilogue(self, epi: tuple, out: Any, pc: int, stream: Any) -> Any:
         """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked);
@@ -482,7 +523,16 @@ def _empty_k_epilogue(torch: Any, e: Any, epi: tuple, a: Any, b: Any, out: Any, 
         x = x + bias.float()  # (N,), (1, N), (M, 1), ... broadcast as they are
     if e.has_input:
         x = x + float(beta if beta is not None else 1.0) * inp.float()
-    return reference(x, e.activation).to(out.dtype)
+    return reference(x, e.activation)
+
+
+def _fp8_store(torch: Any, d: Any, out_scale: Any, amax: Any) -> Any:
+    """float32 D as an 8-bit C: satfinite(D * out_scale) rounded to E4M3 (amax, when given, set to max |D|)."""
+    if amax is not None:
+        amax.copy_(d.abs().amax().reshape(amax.shape) if d.numel() else torch.zeros_like(amax))
+    scale = 1.0 if out_scale is None else out_scale
+    limit = torch.finfo(torch.float8_e4m3fn).max
+    return (d * scale).clamp(-limit, limit).to(torch.float8_e4m3fn)
 
 
 def _on(torch: Any, stream: Any) -> Any:
@@ -546,6 +596,8 @@ def gemm(
     stream: Any = None,
     scale_a: Any = None,
     scale_b: Any = None,
+    out_scale: Any = None,
+    amax: Any = None,
     mma_promotion_interval: int = 0,
     allow_copy: bool = False,
 ) -> Any:
@@ -570,10 +622,22 @@ def gemm(
     accurate FP8 mode (torch._scaled_mm's use_fast_accum=False); it caps the tile N at 128. `allow_copy=True`:
     an 8-bit operand that is not K-major is copied K-major on the device first (else it is a ValueError).
 
+    8-bit C (`out` float8_e4m3fn or `c_dtype=torch.float8_e4m3fn`, 8-bit inputs only, row-major out): the stored
+    value is `satfinite(D * out_scale)` rounded to E4M3 (beyond +-448 it saturates to +-448; NaN stays NaN), D the
+    epilogue's float32 result (its bias and input are bfloat16). `out_scale` (torch._scaled_mm's `scale_result`,
+    multiplicative; default 1): a Python float passed by value or a 1-element float32 CUDA tensor the kernel
+    reads. `amax`: a 1-element float32 CUDA tensor that receives max |D| over the output, before out_scale
+    (cuBLASLt's AMAX_D; NaN when any D is NaN); gemm() zeroes it on the launch's stream first, so a captured CUDA
+    graph replays the zeroing with the launch.
+
     Under torch.compile / torch.export it is the operator `torch.ops.cute.gemm` (`gemm_out` with out; `torch_ops`).
     """
     if allow_copy:
         a, b = k_major_copies(a, b)
+    fp8_out = out.dtype.itemsize == 1 if out is not None else c_dtype is not None and _names_fp8(c_dtype)
+    outs = (None, None)
+    if fp8_out or out_scale is not None or amax is not None:
+        outs = check_fp8_out(a, fp8_out, out_scale, amax)
     scales = (None, None)
     if _is_tensor(scale_a) or _is_tensor(scale_b):
         scales = (scale_a if _is_tensor(scale_a) else None, scale_b if _is_tensor(scale_b) else None)
@@ -583,6 +647,8 @@ def gemm(
     if _compiling():
         if scales != (None, None):
             raise ValueError("scale_a / scale_b as device tensors are not traced (torch.compile): pass floats")
+        if fp8_out:
+            raise ValueError("an 8-bit out (out_scale, amax) is not traced (torch.compile): call gemm() eagerly")
         return _traced_gemm(a, b, out, stream, dict(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
@@ -599,12 +665,45 @@ def gemm(
     pc = 0 if out is None else out.data_ptr()
     key = plan_key(a, pa, b, pb, out, pc, options)
     if bias is None and input is None and activation is None and beta is None and alpha.__class__ is float \
-            and alpha == 1.0 and scales == (None, None):
+            and alpha == 1.0 and scales == (None, None) and not fp8_out:
         return _get(key, a, b, out, options)(a, pa, b, pb, out, pc, stream)
     epi = (bias, input, alpha, beta, activation)
     modes = scale_modes(a, b, *scales)
     key = (key, _epilogue_key(epi), modes)
-    return _get(key, a, b, out, options, epi, modes)(a, pa, b, pb, out, pc, stream, epi, scales)
+    return _get(key, a, b, out, options, epi, modes)(a, pa, b, pb, out, pc, stream, epi, scales, outs)
+
+
+def _names_fp8(c_dtype: object) -> bool:
+    """Whether c_dtype names an 8-bit C (an unknown name is left to the plan's check)."""
+    try:
+        return canonical_dtype(c_dtype, "c_dtype", C_DTYPES + FP8_C_DTYPES) in FP8_C_DTYPES
+    except ValueError:
+        return False
+
+
+def check_fp8_out(a: Any, fp8_out: bool, out_scale: Any, amax: Any) -> tuple:
+    """(out_scale, amax) of an 8-bit C, checked (ValueError/TypeError naming the argument and the rule): only with an
+    8-bit out; out_scale a real number or a 1-element float32 CUDA tensor on a's device, amax a 1-element float32
+    CUDA tensor there."""
+    if not fp8_out:
+        what = "out_scale" if out_scale is not None else "amax"
+        raise ValueError(f"{what} is only for an 8-bit C: pass out= of dtype float8_e4m3fn or "
+                         "c_dtype=torch.float8_e4m3fn")
+    if out_scale is not None and not _is_tensor(out_scale):
+        if isinstance(out_scale, bool) or not isinstance(out_scale, Real):
+            raise TypeError(f"out_scale must be a real number or a float32 CUDA tensor, got {type(out_scale).__name__}")
+        if math.isnan(float(out_scale)):
+            raise ValueError("out_scale must not be NaN")
+    for what, t in (("out_scale", out_scale), ("amax", amax)):
+        if t is None or (what == "out_scale" and not _is_tensor(t)):
+            continue
+        if not _is_tensor(t):
+            raise TypeError(f"{what} must be a float32 CUDA tensor, got {type(t).__name__}")
+        if str(t.dtype) != "torch.float32" or not getattr(t, "is_cuda", False) or t.device != a.device:
+            raise ValueError(f"{what} must be a float32 CUDA tensor on a's device, got {t.dtype} on {t.device}")
+        if t.numel() != 1:
+            raise ValueError(f"{what} must have one element, got shape {tuple(t.shape)}")
+    return out_scale, amax
 
 
 def k_major_copies(a: Any, b: Any) -> tuple[Any, Any]:

@@ -32,6 +32,10 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
 - `has_alpha`: scale the accumulators by the run-time `alpha`;
 - `scale_a`, `scale_b` (`SCALE_A_MODES`, `SCALE_B_MODES`): multiply the accumulators by float32 device scales
   (one value, or per row of A / per column of B) before alpha: the kernel `dense_gemm_scaled`.
+- an 8-bit C (`FP8_C_DTYPES`, 8-bit inputs, N-major C): the stored value is `satfinite(D * out_scale)` as E4M3,
+  out_scale a run-time f32 times an optional float32 device scalar; the kernel may also write max |D| (before
+  out_scale, cuBLASLt's amax_D) with an atomic max: the kernel `dense_gemm_scaled`; its bias and input are
+  bfloat16 (`epilogue_dtype`).
 A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
 bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
 
@@ -62,6 +66,7 @@ from .activation import ACTIVATIONS, BIAS_MODES
 
 __all__ = [
     "DTYPE_BYTES",
+    "FP8_C_DTYPES",
     "FP8_DTYPES",
     "TOLERANCE",
     "tolerance",
@@ -82,9 +87,13 @@ AB_DTYPES = tuple(t.canonical for t in (Float16, BFloat16))
 # 8-bit inputs (E4M3, E5M2; A and B may differ): K-major only (wgmma's rule for 8-bit types), f32 accumulation
 FP8_DTYPES = tuple(t.canonical for t in (Float8E4M3FN, Float8E5M2))
 C_DTYPES = tuple(t.canonical for t in (Float16, BFloat16, Float32))
+# 8-bit C (8-bit inputs only): satfinite(D * out_scale) rounded to E4M3, N-major, through `dense_gemm_scaled`
+FP8_C_DTYPES = (Float8E4M3FN.canonical,)
 ACC_DTYPES = tuple(t.canonical for t in (Float32, Float16))
 # bytes per element of each C dtype, read off cute-nvarch's table once
-DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32)}
+DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32, Float8E4M3FN)}
+# the dtype of the bias and the input addend of an 8-bit C (torch._scaled_mm's bias dtype for an FP8 output)
+FP8_C_EPILOGUE_DTYPE = BFloat16.canonical
 TILE_M = (64, 128)
 TILE_N = (64, 128, 256)
 # tile_k is one 128-byte swizzle row of A and B: 64 16-bit or 128 8-bit elements
@@ -183,8 +192,8 @@ class GemmConfig:
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype"):
             object.__setattr__(self, f, canonical_dtype(getattr(self, f), f, AB_DTYPES + FP8_DTYPES))
-        for f in ("c_dtype", "acc_dtype"):
-            object.__setattr__(self, f, canonical_dtype(getattr(self, f), f))
+        object.__setattr__(self, "c_dtype", canonical_dtype(self.c_dtype, "c_dtype", C_DTYPES + FP8_C_DTYPES))
+        object.__setattr__(self, "acc_dtype", canonical_dtype(self.acc_dtype, "acc_dtype"))
         if self.tile_k is None:
             object.__setattr__(self, "tile_k", TILE_K_BYTES // self.ab_bytes)
         if self.is_fp8:
@@ -202,8 +211,8 @@ class GemmConfig:
             raise ValueError(f"acc_dtype must be one of {ACC_DTYPES}, got {self.acc_dtype!r}")
         if self.acc_dtype == "float16" and self.a_dtype != "float16":
             raise ValueError(f"acc_dtype float16 needs float16 inputs, got a_dtype={self.a_dtype}")
-        if self.c_dtype not in C_DTYPES:
-            raise ValueError(f"c_dtype must be one of {C_DTYPES}, got {self.c_dtype!r}")
+        if self.c_dtype not in C_DTYPES + FP8_C_DTYPES:
+            raise ValueError(f"c_dtype must be one of {C_DTYPES + FP8_C_DTYPES}, got {self.c_dtype!r}")
         for f, allowed in (("a_major", ("k", "m")), ("b_major", ("k", "n")), ("c_major", ("n", "m"))):
             v = getattr(self, f)
             if v not in allowed:
@@ -227,6 +236,8 @@ class GemmConfig:
         if self.release_scope not in RELEASE_SCOPES:
             raise ValueError(f"release_scope must be one of {RELEASE_SCOPES}, got {self.release_scope!r}")
         self._check_epilogue()
+        if self.fp8_out:
+            self._check_fp8_out()
         self._check_decomposition()
         self._check_promotion()
         for f, modes in (("scale_a", SCALE_A_MODES), ("scale_b", SCALE_B_MODES)):
@@ -266,6 +277,17 @@ class GemmConfig:
                     f"multiple of the {self.epi_n}-column epilogue chunk of a {self.c_dtype} {self.c_major}-major C "
                     f"(tile_n >= {2 * self.epi_n})"
                 )
+
+    def _check_fp8_out(self) -> None:
+        if not self.is_fp8:
+            raise ValueError(f"c_dtype {self.c_dtype} needs 8-bit inputs (a_dtype/b_dtype in {FP8_DTYPES}), got "
+                             f"a_dtype={self.a_dtype}")
+        if self.c_major != "n":
+            raise ValueError(f"c_dtype {self.c_dtype} needs c_major 'n' (an N-major, row-major C, as "
+                             f"torch._scaled_mm writes), got {self.c_major!r}")
+        if self.c_tile_n % self.epi_n:
+            raise ValueError(f"c_dtype {self.c_dtype} stages 128-byte rows of C: the tile's {self.c_tile_n} columns "
+                             f"of C must be a multiple of {self.epi_n} (tile_n >= {self.epi_n}, SwiGLU 256)")
 
     def _check_decomposition(self) -> None:
         if self.decomposition not in DECOMPOSITIONS:
@@ -317,8 +339,18 @@ class GemmConfig:
 
     @property
     def scaled(self) -> bool:
-        """Whether the kernel reads device scales of A or B (the `dense_gemm_scaled` kernel)."""
-        return self.scale_a is not None or self.scale_b is not None
+        """Whether the kernel reads device scales of A or B or writes an 8-bit C (the `dense_gemm_scaled` kernel)."""
+        return self.scale_a is not None or self.scale_b is not None or self.fp8_out
+
+    @property
+    def fp8_out(self) -> bool:
+        """Whether C is 8-bit: satfinite(D * out_scale) as E4M3, with the optional amax of D."""
+        return self.c_dtype in FP8_C_DTYPES
+
+    @property
+    def epilogue_dtype(self) -> str:
+        """The dtype of the fused epilogue's bias and input: C's, or bfloat16 for an 8-bit C."""
+        return FP8_C_EPILOGUE_DTYPE if self.fp8_out else self.c_dtype
 
     @property
     def c_tile_n(self) -> int:
@@ -470,7 +502,9 @@ def _smem_fits(cfg: GemmConfig, stages: int) -> bool:
 
 
 # default normwise relative-error bounds per C dtype (K-term sums in float32, rounded once to C)
-TOLERANCE = {Float16.canonical: 2e-3, BFloat16.canonical: 1.6e-2, Float32.canonical: 1e-4}
+# E4M3: 3 mantissa bits, a relative rounding error up to 2^-4
+TOLERANCE = {Float16.canonical: 2e-3, BFloat16.canonical: 1.6e-2, Float32.canonical: 1e-4,
+             Float8E4M3FN.canonical: 6.25e-2}
 
 
 def tolerance(acc_dtype: str, c_dtype: str) -> float:
