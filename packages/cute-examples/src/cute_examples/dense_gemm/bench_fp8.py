@@ -3,14 +3,15 @@
     python -m cute_examples.dense_gemm.bench_fp8 [--iterations 30] [--bundle DIR]
 
 E4M3 A (M, K) row-major and B = W^T of a row-major E4M3 W (N, K) (both K-major, as _scaled_mm takes them),
-bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense_gemm_scaled` kernel). Two rows
-per shape, each alternating ours and theirs
-(`timing.interleaved_median_ms`): ours with two-level accumulation (`PROMOTION_INTERVAL` k-blocks) against
-`use_fast_accum=False`, ours without against `use_fast_accum=True`. Each of ours is first checked against
-_scaled_mm's accurate result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K and N multiples
-of 16, _scaled_mm's rule); the last row is the geometric mean of each pairing. The configs are
-`choose_config`'s (tile N capped at 128 with promotion, `host.with_promotion`), all in the AOT bundle
-(`fp8_bench_configs`).
+bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense_gemm_scaled` kernel). Three rows
+per shape, each alternating ours and theirs (`timing.interleaved_median_ms`): ours with two-level accumulation
+(`PROMOTION_INTERVAL` k-blocks) against `use_fast_accum=False`, ours without against `use_fast_accum=True`, and
+an E4M3 C (`satfinite(D * out_scale)`, ours also writing amax) against `_scaled_mm(..., out_dtype=float8_e4m3fn,
+scale_result=out_scale, use_fast_accum=False)`, both with promotion and the same float32 device out_scale
+(`OUT_SCALE`: about 1% of the values saturate). Each of ours is first checked against _scaled_mm's accurate
+result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K and N multiples of 16, _scaled_mm's
+rule); the last rows are the geometric mean of each pairing. The configs are `choose_config`'s (tile N capped at
+128 with promotion, `host.with_promotion`; >= 128 for an E4M3 C), all in the AOT bundle (`fp8_bench_configs`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_r
 PROMOTION_INTERVAL = 4  # every K-tile (CUTLASS's and CuTeDSL's default)
 C_DTYPE = "bfloat16"
 TOLERANCE = 1.6e-2  # bfloat16 C's rounding
+OUT_SCALE = 2.0  # the E4M3 C rows' out_scale (|D| ~ 85 at K = 8192 with these scales: 448 is about 2.6 sigma)
 
 
 def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
@@ -42,9 +44,9 @@ def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
     return out
 
 
-def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[GemmConfig, GemmConfig]:
-    """(ours without promotion, ours with it) for a row: choose_config's pick for the E4M3 problem, reading
-    per-tensor device scales."""
+def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[GemmConfig, GemmConfig, GemmConfig]:
+    """(ours without promotion, ours with it, ours with it and an E4M3 C) for a row: choose_config's picks for the
+    E4M3 problem, reading per-tensor device scales."""
     import dataclasses
 
     from .choice import GemmShape
@@ -55,7 +57,10 @@ def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[Gemm
     shape = GemmShape(m, n, k, l, ab_dtype=e4m3, c_dtype=C_DTYPE, a_major="k", b_major="k", c_major="n")
     plain = choose_config(shape, "float32", num_sms=num_sms)
     promoted = with_promotion(shape, plain, PROMOTION_INTERVAL, "float32", None, num_sms)
-    return tuple(dataclasses.replace(c, scale_a="tensor", scale_b="tensor") for c in (plain, promoted))
+    shape8 = dataclasses.replace(shape, c_dtype=e4m3)
+    fp8_out = with_promotion(shape8, choose_config(shape8, "float32", num_sms=num_sms), PROMOTION_INTERVAL, "float32",
+                             None, num_sms)
+    return tuple(dataclasses.replace(c, scale_a="tensor", scale_b="tensor") for c in (plain, promoted, fp8_out))
 
 
 def fp8_bench_configs(num_sms: Sequence[int] = (132, 114)) -> list[GemmConfig]:
@@ -72,7 +77,7 @@ def fp8_rows(iterations: int) -> list[str]:
 
     sms = device_properties(torch.cuda.current_device()).sm_count
     cdt = getattr(torch, C_DTYPE)
-    rows, ratios = [], {True: [], False: []}
+    rows, ratios = [], {True: [], False: [], "e4m3": []}
     for mnkl in fp8_bench_shapes():
         m, n, k, _ = mnkl
         torch.manual_seed(0)
@@ -82,7 +87,7 @@ def fp8_rows(iterations: int) -> list[str]:
         sa = torch.full((), 0.75, device="cuda")
         sb = torch.full((), 1.25, device="cuda")
         ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=False)
-        plain, promoted = fp8_row_configs(mnkl, sms)
+        plain, promoted, fp8_out = fp8_row_configs(mnkl, sms)
         for cfg, fast in ((promoted, False), (plain, True)):
             ours, err = _prepare_scaled(cfg, a, b, c, sa, sb, ref, sms)
 
@@ -96,19 +101,51 @@ def fp8_rows(iterations: int) -> list[str]:
             ok = "ok" if err <= TOLERANCE else f"ERROR {err:.2e}"
             rows.append(f"{m}x{n}x{k} {cfg.name}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(use_fast_accum="
                         f"{fast}) {flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {ratio:.3f}; check {ok} ({err:.1e})")
+        rows.append(_fp8_out_row(fp8_out, a, b, sa, sb, sms, iterations, ratios["e4m3"]))
     for fast, rs in ratios.items():
         geo = geomean(rs)
-        what = "without promotion vs use_fast_accum=True" if fast else "with promotion vs use_fast_accum=False"
+        what = {True: "without promotion vs use_fast_accum=True", False: "with promotion vs use_fast_accum=False",
+                "e4m3": "E4M3 C with amax vs _scaled_mm's E4M3 C (use_fast_accum=False)"}[fast]
         rows.append(f"geomean ratio, ours {what}: {geo:.3f} over {len(rs)} shapes")
     return rows
 
 
-def _prepare_scaled(cfg: GemmConfig, a: Any, b: Any, c: Any, sa: Any, sb: Any, ref: Any, num_sms: int) -> tuple:
-    """(a no-argument launch of the scaled kernel of cfg on these tensors and scales, its error against ref)."""
+def _fp8_out_row(cfg: GemmConfig, a: Any, b: Any, sa: Any, sb: Any, sms: int, iterations: int, ratios: list) -> str:
+    """The E4M3 C row of a shape: ours (device out_scale, amax) against _scaled_mm's E4M3 output, alternating."""
+    import torch
+
+    from ..timing import interleaved_median_ms
+    from .spec import TOLERANCE as C_TOLERANCE
+
+    m, k = a.shape
+    n = b.shape[1]
+    e4m3 = torch.float8_e4m3fn
+    so = torch.full((), OUT_SCALE, device="cuda")
+    amax = torch.zeros((), device="cuda")  # only grows across the timed launches (the same maximum)
+    c = torch.empty((m, n), device="cuda", dtype=e4m3)
+    ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=so, out_dtype=e4m3, use_fast_accum=False)
+    ours, err = _prepare_scaled(cfg, a, b, c, sa, sb, ref, sms, (so.data_ptr(), amax.data_ptr(), 1.0))
+
+    def theirs() -> None:
+        torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=so, out_dtype=e4m3, use_fast_accum=False)
+
+    t_ours, t_theirs = interleaved_median_ms([ours, theirs], iterations=iterations)
+    flops = 2.0 * m * n * k
+    ratio = t_theirs / t_ours
+    ratios.append(ratio)
+    ok = "ok" if err <= C_TOLERANCE[cfg.c_dtype] else f"ERROR {err:.2e}"
+    return (f"{m}x{n}x{k} {cfg.name}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(out_dtype=float8_e4m3fn) "
+            f"{flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {ratio:.3f}; check {ok} ({err:.1e})")
+
+
+def _prepare_scaled(cfg: GemmConfig, a: Any, b: Any, c: Any, sa: Any, sb: Any, ref: Any, num_sms: int,
+                    out: tuple = (0, 0, 1.0)) -> tuple:
+    """(a no-argument launch of the scaled kernel of cfg on these tensors and scales, its error against ref); `out`:
+    an E4M3 C's out_scale address, amax address and by-value out_scale."""
     from .bench_run import prepare_ours
 
     # FUSED_PARAMS without bias or input (alpha 1, beta 0), then SCALE_PARAMS
-    return prepare_ours(cfg, a, b, c, ref, num_sms, (0, 0, 0, 0, 0, 1.0, 0.0, sa.data_ptr(), sb.data_ptr()))
+    return prepare_ours(cfg, a, b, c, ref, num_sms, (0, 0, 0, 0, 0, 1.0, 0.0, sa.data_ptr(), sb.data_ptr(), *out))
 
 
 def parser() -> Parser:

@@ -60,8 +60,8 @@ def fp8_out_configs() -> list[GemmConfig]:
         GemmConfig(**e4m3, tile_m=64, cluster_n=2),
         GemmConfig(**e4m3).with_variant("base"),
         GemmConfig(**e4m3, mma_promotion_interval=4),
-        GemmConfig(**e4m3, scale_a="tensor", scale_b="tensor"),
-        GemmConfig(**e4m3, scale_a="m", scale_b="n", mma_promotion_interval=4),
+        GemmConfig(**e4m3, scale_a="tensor", scale_b="tensor", mma_promotion_interval=4),
+        GemmConfig(**e4m3, scale_a="m", scale_b="n"),
         GemmConfig(**e4m3, activation="relu", bias="n"),
         GemmConfig(**e4m3, tile_n=256, activation="swiglu"),
     ]

@@ -200,7 +200,7 @@ def _check(a: Any, b: Any, out: Any, c_dtype: Any, swiglu: bool = False) -> tupl
         what = "c_dtype" if out is None else "out"
         if not fp8:
             raise ValueError(f"{what}: an 8-bit C ({cd}) needs 8-bit a and b ({' or '.join(FP8_DTYPES)}), got {ab}")
-        if out is not None and out.shape[-1] > 1 and out.stride(-1) != 1:
+        if out is not None and out.shape[-1] > 1 and out.stride()[-1] != 1:
             raise ValueError(f"out: an 8-bit out must be row-major (N contiguous, as torch._scaled_mm writes it), "
                              f"got strides {tuple(out.stride())}")
     device = next(iter(devices))

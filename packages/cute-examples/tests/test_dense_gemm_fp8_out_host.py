@@ -1,0 +1,172 @@
+"""gemm()'s 8-bit (E4M3) C on CPU fakes: the argument rules (out_scale, amax, 8-bit inputs, row-major out, bfloat16
+bias) raise before any GPU work, naming the argument; the plan runs `dense_gemm_scaled` with out_scale by value or
+by address and amax's address in its parameter block, zeroing amax before every launch."""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from types import SimpleNamespace
+
+import pytest
+import torch
+from cute_examples.dense_gemm import launch_plan
+from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS, SCALE_PARAMS
+from cute_examples.dense_gemm.launch_plan import PlanCache
+from gemm_fakes import FakeCuda
+
+E4M3 = torch.float8_e4m3fn
+
+
+class Scalar(FakeCuda):
+    """A 1-element float32 CUDA tensor's stand-in that records zero_()."""
+
+    def __init__(self, shape=(), dtype=torch.float32, address=1 << 30, device=0):
+        super().__init__(shape, None, dtype, address, device)
+        self.zeroed = 0
+
+    def numel(self):
+        return int(torch.Size(self.shape).numel())
+
+    def zero_(self):
+        self.zeroed += 1
+        return self
+
+
+def _ops(c_dtype=E4M3, out_stride=None):
+    a = FakeCuda((256, 128), dtype=E4M3)
+    b = FakeCuda((128, 192), stride=(1, 128), dtype=E4M3, address=1 << 24)  # K-major (w.t())
+    out = FakeCuda((256, 192), stride=out_stride, dtype=c_dtype, address=1 << 26)
+    return a, b, out
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "rule"),
+    [
+        ({"out_scale": 2.0, "out": "bf16"}, ValueError, "out_scale is only for an 8-bit C"),
+        ({"amax": Scalar(), "out": "bf16"}, ValueError, "amax is only for an 8-bit C"),
+        ({"out_scale": "2"}, TypeError, "out_scale must be a real number or a float32 CUDA tensor"),
+        ({"out_scale": True}, TypeError, "out_scale must be a real number"),
+        ({"out_scale": float("nan")}, ValueError, "out_scale must not be NaN"),
+        ({"out_scale": Scalar(dtype=torch.float16)}, ValueError, "out_scale must be a float32 CUDA tensor"),
+        ({"out_scale": Scalar((2,))}, ValueError, r"out_scale must have one element, got shape \(2,\)"),
+        ({"amax": 0.0}, TypeError, "amax must be a float32 CUDA tensor"),
+        ({"amax": Scalar(device=1)}, ValueError, "amax must be a float32 CUDA tensor on a's device"),
+        ({"amax": Scalar((1, 2))}, ValueError, "amax must have one element"),
+    ],
+)
+def test_out_scale_and_amax_rules(kwargs, error, rule):
+    a, b, out = _ops()
+    if kwargs.pop("out", None) == "bf16":
+        out = FakeCuda(out.shape, dtype=torch.bfloat16, address=1 << 26)
+    with pytest.raises(error, match=rule):
+        launch_plan.gemm(a, b, out, **kwargs)
+
+
+def test_8_bit_c_needs_8_bit_inputs_and_a_row_major_out():
+    a, b, out = _ops()
+    h = FakeCuda((256, 128), dtype=torch.float16)
+    hb = FakeCuda((128, 192), dtype=torch.float16, address=1 << 24)
+    with pytest.raises(ValueError, match=r"c_dtype: an 8-bit C \(float8_e4m3fn\) needs 8-bit a and b"):
+        launch_plan.gemm(h, hb, c_dtype=E4M3)
+    with pytest.raises(ValueError, match=r"out: an 8-bit C \(float8_e4m3fn\) needs 8-bit a and b"):
+        launch_plan.gemm(h, hb, out, out_scale=2.0)
+    with pytest.raises(ValueError, match="out: an 8-bit out must be row-major"):
+        launch_plan.gemm(a, b, FakeCuda((256, 192), stride=(1, 256), dtype=E4M3, address=1 << 26))
+    with pytest.raises(ValueError, match=r"bias.dtype must be bfloat16 \(C's dtype; bfloat16 for an 8-bit C\)"):
+        launch_plan.gemm(a, b, out, bias=FakeCuda((192,), dtype=E4M3, address=1 << 28))
+
+
+_KINDS = {"bias_ptr": "u64", "input_ptr": "u64", "alpha": "f32", "beta": "f32", "scale_a_ptr": "u64",
+          "scale_b_ptr": "u64", "out_scale_ptr": "u64", "amax_ptr": "u64", "out_scale": "f32"}
+_FMT = {"u64": "<Q", "f32": "<f", "i64": "<q"}
+
+
+@pytest.fixture
+def fakes(monkeypatch, tmp_path):
+    """gemm() on fakes: (cache, launches (parameter blocks), configs built)."""
+    import cute_runtime
+    from cute_examples.dense_gemm import kernel as gemm_kernel
+    from cute_examples.dense_gemm import tune_cache
+    from cute_nvarch.params import Param
+    from cute_runtime import TensorMap
+    from cute_runtime.params import ParamBuffer, ParamLayout
+
+    launches, configs = [], []
+
+    class FakeKernel:
+        def __init__(self, cfg):
+            names = PARAMS + (FUSED_PARAMS if cfg.fused else ()) + (SCALE_PARAMS if cfg.scaled else ())
+            self.layout = ParamLayout([Param(n, "tma") for n in names[:3]]
+                                      + [Param(n, _KINDS.get(n, "i64" if n in FUSED_PARAMS else "i32"))
+                                         for n in names[3:]])
+
+        def prepare(self, *args):
+            buf = ParamBuffer(self.layout)
+            buf.write(self.layout.convert(args))
+            return buf
+
+        def bound_launch(self, grid, params):
+            return lambda stream: launches.append(params.packed())
+
+    class FakeDriver:
+        class CUtensorMap:
+            def __init__(self, _ptr):
+                self.ptr = _ptr
+
+        @staticmethod
+        def cuTensorMapReplaceAddress(tm, address):
+            ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
+            return (0,)
+
+    def kernel_of(cfg, cc, device=None):
+        configs.append(cfg)
+        return FakeKernel(cfg)
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    cache = PlanCache(launch_plan._build)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    return cache, launches, configs
+
+
+def _scale_fields(block, plan):
+    layout = plan.kernel.layout
+    kinds = dict(zip((p.name for p in layout.params), (p.kind for p in layout.params), strict=True))
+    offsets = dict(zip((p.name for p in layout.params), layout.offsets, strict=True))
+    return {n: struct.unpack_from(_FMT[kinds[n]], block, offsets[n])[0] for n in SCALE_PARAMS}
+
+
+def test_fp8_out_plan_sets_out_scale_and_amax_per_call(fakes):
+    cache, launches, configs = fakes
+    a, b, out = _ops()
+    assert launch_plan.gemm(a, b, out) is out  # no out_scale: 1, no amax
+    (plan,) = cache.table().values()
+    cfg = configs[-1]
+    assert cfg.fp8_out and cfg.scaled and cfg.tile_n >= 128 and (cfg.scale_a, cfg.scale_b) == (None, None)
+    assert _scale_fields(launches[-1], plan) == dict(scale_a_ptr=0, scale_b_ptr=0, out_scale_ptr=0, amax_ptr=0,
+                                                     out_scale=1.0)
+    amax = Scalar(address=1 << 29)
+    launch_plan.gemm(a, b, out, out_scale=0.5, amax=amax)
+    assert _scale_fields(launches[-1], plan) == dict(scale_a_ptr=0, scale_b_ptr=0, out_scale_ptr=0, amax_ptr=1 << 29,
+                                                     out_scale=0.5)
+    assert amax.zeroed == 1
+    dev = Scalar((1,), address=1 << 31)
+    launch_plan.gemm(a, b, out, out_scale=dev, amax=amax)
+    got = _scale_fields(launches[-1], plan)
+    assert (got["out_scale_ptr"], got["out_scale"], got["amax_ptr"], amax.zeroed) == (1 << 31, 1.0, 1 << 29, 2)
+    launch_plan.gemm(a, b, out)  # a later call without amax does not write the previous one
+    assert _scale_fields(launches[-1], plan)["amax_ptr"] == 0 and len(cache.table()) == 1
+    # device scales of A and B with an 8-bit C: one kernel reading all of them
+    sa, sb = Scalar(address=1 << 32), Scalar((1, 192), address=1 << 33)
+    launch_plan.gemm(a, b, out, scale_a=sa, scale_b=sb, out_scale=2.0)
+    assert (configs[-1].scale_a, configs[-1].scale_b, configs[-1].fp8_out) == ("tensor", "n", True)
+    got = _scale_fields(launches[-1], list(cache.table().values())[-1])
+    assert (got["scale_a_ptr"], got["scale_b_ptr"], got["out_scale"]) == (1 << 32, 1 << 33, 2.0)
+    with pytest.raises(ValueError, match="amax overlaps out"):
+        launch_plan.gemm(a, b, out, amax=Scalar(address=(1 << 26) + 64))
