@@ -170,3 +170,31 @@ def test_fp8_out_plan_sets_out_scale_and_amax_per_call(fakes):
     assert (got["scale_a_ptr"], got["scale_b_ptr"], got["out_scale"]) == (1 << 32, 1 << 33, 2.0)
     with pytest.raises(ValueError, match="amax overlaps out"):
         launch_plan.gemm(a, b, out, amax=Scalar(address=(1 << 26) + 64))
+
+
+def test_cli_takes_an_8_bit_c_and_out_scale():
+    from cute_examples.dense_gemm.__main__ import config_of, parse_args
+
+    fp8 = ["--a_dtype", "Float8E4M3FN", "--b_dtype", "Float8E4M3FN"]
+    args = parse_args([*fp8, "--c_dtype", "Float8E4M3FN", "--out_scale", "0.5"])
+    cfg = config_of(args)
+    assert (cfg.c_dtype, cfg.fp8_out, cfg.tile_k, args.out_scale) == ("float8_e4m3fn", True, 128, 0.5)
+    for bad in ([*fp8, "--out_scale", "2"], [*fp8, "--c_dtype", "Float8E4M3FN", "--c_major", "m"],
+                ["--c_dtype", "Float8E4M3FN"], [*fp8, "--c_dtype", "Float8E4M3FN", "--tile_shape_mnk", "128,64,128"],
+                [*fp8, "--c_dtype", "Float8E4M3FN", "--tune"]):
+        with pytest.raises(SystemExit):
+            parse_args(bad)
+
+
+def test_cli_compiles_an_8_bit_c_without_a_gpu(capsys):
+    pytest.importorskip("mlir")
+    from cute_examples.dense_gemm.__main__ import main
+    from cute_runtime import gpu_available
+
+    if gpu_available():
+        pytest.skip("a GPU is present: the GPU tests run the 8-bit C")
+    assert main(["--a_dtype", "Float8E4M3FN", "--b_dtype", "Float8E4M3FN", "--c_dtype", "Float8E4M3FN",
+                 "--out_scale", "0.5", "--mnkl", "256,256,256,1"]) == 0
+    text = capsys.readouterr().out
+    assert "kernel: dense_gemm_e4m3_f32_e4m3_kkn_128x128x128_c1x1_s6_p1s2_sxx" in text
+    assert "spill" in text and "no GPU" in text

@@ -17,7 +17,10 @@ runs the check and benchmark with it.
 8-bit inputs: `--a_dtype Float8E4M3FN --b_dtype Float8E5M2 --c_dtype BFloat16` (A and B K-major; the tile's K
 is 128 unless --tile_shape_mnk says otherwise); `--mma_promotion_interval 4` adds two-level accumulation. The
 benchmark compares with torch._scaled_mm on the same tensors: use_fast_accum=True against ours without
-promotion, False against ours with it.
+promotion, False against ours with it. `--c_dtype Float8E4M3FN` (8-bit inputs, --c_major n) stores
+satfinite(D * --out_scale) as E4M3 and writes amax = max |D|: the check compares with torch float32's D scaled,
+clamped to +-448 and rounded to E4M3, and amax with max |D|; the benchmark compares with
+torch._scaled_mm(..., out_dtype=float8_e4m3fn, scale_result=out_scale).
 
 --epilogue adds the fused epilogue `C = act(alpha * A @ B + beta * input + bias)`: a comma list of an
 activation (relu, gelu, gelu_tanh, silu, swiglu), `bias_n` / `bias_m` (a random vector along N / M), `input`
@@ -48,7 +51,18 @@ from ..cli import (
 )
 from ..report import no_gpu_ending, resource_line
 from . import spec
-from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, FP8_DTYPES, VARIANTS, GemmConfig, canonical_dtype, runs_on, tolerance
+from .spec import (
+    AB_DTYPES,
+    ACC_DTYPES,
+    C_DTYPES,
+    FP8_C_DTYPES,
+    FP8_DTYPES,
+    VARIANTS,
+    GemmConfig,
+    canonical_dtype,
+    runs_on,
+    tolerance,
+)
 
 __all__ = ["epilogue_of", "main", "make_operands", "parse_args", "parser", "reference_error"]
 
@@ -74,7 +88,8 @@ def parser() -> Parser:
     for flag, allowed, default, what in (("--a_dtype", AB_DTYPES + FP8_DTYPES, "Float16", "A"),
                                           ("--b_dtype", AB_DTYPES + FP8_DTYPES, "Float16",
                                            "B (the same as A; 8-bit A and B may mix E4M3 and E5M2)"),
-                                          ("--c_dtype", C_DTYPES, "Float16", "C"),
+                                          ("--c_dtype", C_DTYPES + FP8_C_DTYPES, "Float16",
+                                           "C (8-bit: 8-bit inputs, N-major C)"),
                                           ("--acc_dtype", ACC_DTYPES, "Float32", "the accumulator")):
         option(p, flag, type=dtype_of(allowed, flag), default=default, example="BFloat16" if "32" not in default
                else "Float16", shown=default, metavar="DTYPE",
@@ -100,6 +115,8 @@ def parser() -> Parser:
            help="two-level accumulation: add the wgmma accumulator into a second float32 one every N k-blocks "
                 "(a multiple of 4; 0: off; tile N <= 128)")
     switch(p, "--tune", help="time candidate configs for this shape on the GPU and cache the fastest")
+    option(p, "--out_scale", type=float, default=None, example="0.5", metavar="X", shown="1",
+           help="an 8-bit C's factor: C = satfinite(D * X) as E4M3 (torch._scaled_mm's scale_result)")
     option(p, "--epilogue", type=epilogue_of, default=None, example="gelu,bias_n", metavar="LIST", shown="none",
            help="fused epilogue: an activation (relu, gelu, gelu_tanh, silu, swiglu), bias_n or bias_m, input, "
                 "alpha=X, beta=X")
@@ -144,6 +161,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error(str(e))
     if args.epilogue is not None and args.tune:
         p.error("--tune times plain GEMM configs; leave out --epilogue")
+    fp8_out = config_of(args).fp8_out
+    if args.out_scale is not None and not fp8_out:
+        p.error("--out_scale is only for an 8-bit C (--c_dtype Float8E4M3FN)")
+    if fp8_out and args.tune:
+        p.error("--tune times 16/32-bit C configs; leave out --tune with an 8-bit C")
     if config_of(args).is_fp8 and args.benchmark and args.mnkl[3] != 1:
         p.error("--benchmark of 8-bit inputs compares with torch._scaled_mm, which takes 2-D tensors: use L = 1")
     return args
@@ -156,7 +178,7 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
     return GemmConfig(
         a_dtype=canonical_dtype(args.a_dtype, "--a_dtype", AB_DTYPES + FP8_DTYPES),
         b_dtype=canonical_dtype(args.b_dtype, "--b_dtype", AB_DTYPES + FP8_DTYPES),
-        c_dtype=canonical_dtype(args.c_dtype, "--c_dtype"),
+        c_dtype=canonical_dtype(args.c_dtype, "--c_dtype", C_DTYPES + FP8_C_DTYPES),
         acc_dtype=canonical_dtype(args.acc_dtype, "--acc_dtype"),
         a_major=args.a_major,
         b_major=args.b_major,
@@ -257,7 +279,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
 
     from ..timing import interleaved_median_ms
     from .host import launch_gemm, problem_of, schedule, tensor_maps
-    from .kernel import dense_gemm, dense_gemm_fused, kernel_of
+    from .kernel import _kernel_fn, kernel_of
 
     props = device_properties(torch.cuda.current_device())
     cc = tuple(props.compute_capability)
@@ -277,11 +299,11 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
         print(f"this kernel needs an sm_90 GPU; found compute capability {cc[0]}.{cc[1]}")
         return 0
     kernel = kernel_of(cfg, cc)
-    fn = dense_gemm_fused if cfg.fused else dense_gemm
+    fn = _kernel_fn(cfg)
     print(resource_line(kernel.entry.resources, cached=not fn.compiled_here(kernel)))
     torch.manual_seed(0)
     a, b, c = make_operands(cfg, m, n, k, l)
-    if args.epilogue is not None:
+    if args.epilogue is not None or cfg.fp8_out:
         return _run_epilogue(args, cfg, kernel, props, a, b, c, order)
     problem = problem_of(a, b, c)
     launch_gemm(kernel, problem, cfg, props.sm_count, None, *order)
@@ -349,9 +371,9 @@ def _epilogue_operands(e: dict, cfg: GemmConfig, a: Any, b: Any, c: Any) -> tupl
     import torch
 
     l, m, n = c.shape
-    cd = _torch_dtype(cfg.c_dtype)
     if e["activation"] == "swiglu":
-        c = _matrix(l, m, n // 2, cfg.c_major == "n", cd, c.device, "nan")
+        c = _matrix(l, m, n // 2, cfg.c_major == "n", _torch_dtype(cfg.c_dtype), c.device, "nan")
+    cd = _torch_dtype(cfg.epilogue_dtype)  # C's, bfloat16 for an 8-bit C
     bias = None
     if e["bias"] == "n":
         bias = torch.randn(n + n % 2, device=c.device, dtype=cd)[:n]  # even storage: the kernel reads pairs
@@ -383,21 +405,32 @@ def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props:
     from .host import launch_gemm, problem_of
     from .launch_plan import _fused_values
 
-    e = args.epilogue
+    e = args.epilogue or epilogue_of("")
     c, bias, inp = _epilogue_operands(e, cfg, a, b, c)
-    checked = check_epilogue(a, b, c, cfg.c_dtype, bias=bias, input=inp, alpha=e["alpha"], beta=e["beta"],
+    checked = check_epilogue(a, b, c, cfg.epilogue_dtype, bias=bias, input=inp, alpha=e["alpha"], beta=e["beta"],
                              activation=e["activation"])
     problem = problem_of(a, b, c, checked.n_out)
     fused = _fused_values(checked, True)
+    out_scale = 1.0 if args.out_scale is None else args.out_scale
+    amax = torch.zeros((), device=a.device)
+    if cfg.scaled:  # SCALE_PARAMS: no device scales of A and B; an 8-bit C's by-value out_scale and amax
+        fused += (0, 0, 0, amax.data_ptr() if cfg.fp8_out else 0, out_scale)
     launch_gemm(kernel, problem, cfg, props.sm_count, None, *order, fused=fused)
     torch.cuda.synchronize()
     status = 0
     if not args.skip_ref_check:
         tol = args.tolerance if args.tolerance is not None else tolerance(cfg.acc_dtype, cfg.c_dtype)
         ref = _epilogue_reference(e, a, b, bias, inp)
+        ok = True
+        if cfg.fp8_out:
+            dmax = float(ref.abs().max())
+            ok = abs(float(amax) - dmax) <= 1e-2 * dmax  # float32 D (8-bit tensor-core sums) vs float32 torch
+            print(f"amax: {float(amax):.6g} (reference max |D| {dmax:.6g}): {'PASS' if ok else 'FAIL'}")
+            limit = torch.finfo(torch.float8_e4m3fn).max
+            ref = (ref * out_scale).clamp(-limit, limit)
         diff, scale = float((c.float() - ref).norm()), float(ref.norm())
         err = diff / scale if scale else diff
-        ok = err <= tol and bool(torch.isfinite(c.float()).all())
+        ok = ok and err <= tol and bool(torch.isfinite(c.float()).all())
         print(f"reference check: normwise relative error {err:.3e} (tolerance {tol:.1e}): {'PASS' if ok else 'FAIL'}")
         status = 0 if ok else 1
     if args.benchmark:
@@ -406,8 +439,20 @@ def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props:
         def ours() -> None:
             launch_gemm(kernel, problem, cfg, props.sm_count, None, *order, fused=fused)
 
+        theirs_name = "torch (eager, same epilogue)"
+        if cfg.is_fp8 and args.epilogue is None:
+            # an 8-bit C: torch._scaled_mm's, unit scales and the same out_scale (use_fast_accum as the check above)
+            fast = cfg.mma_promotion_interval == 0
+            theirs_name = f"torch._scaled_mm(out_dtype=float8_e4m3fn, use_fast_accum={fast})"
+            one, so = torch.ones((), device=a.device), torch.full((), out_scale, device=a.device)
+            cdt = _torch_dtype(cfg.c_dtype)
+
         def theirs() -> None:
-            _epilogue_reference_eager(e, a, b, bias, inp)
+            if cfg.is_fp8 and args.epilogue is None:
+                torch._scaled_mm(a[0], b[0], scale_a=one, scale_b=one, scale_result=so, out_dtype=cdt,
+                                 use_fast_accum=fast)
+            else:
+                _epilogue_reference_eager(e, a, b, bias, inp)
 
         t_ours, t_torch = interleaved_median_ms(
             [ours, theirs], warmup=args.warmup_iterations, iterations=max(args.iterations, 4)
@@ -415,7 +460,7 @@ def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props:
         flops = 2.0 * m * n * k * l
         print(
             f"time: {t_ours * 1e3:.1f} us, {flops / t_ours / 1e9:.1f} TFLOP/s; "
-            f"torch (eager, same epilogue): {t_torch * 1e3:.1f} us, "
+            f"{theirs_name}: {t_torch * 1e3:.1f} us, "
             f"{flops / t_torch / 1e9:.1f} TFLOP/s; ratio to torch: {t_torch / t_ours:.3f}"
         )
     return status
