@@ -27,6 +27,8 @@ GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
     ("variant", "str?", "None"),
     ("scale_a", "float?", "None"),
     ("scale_b", "float?", "None"),
+    ("out_scale", "float?", "None"),
+    ("amax", "Tensor(b!)?", "None"),
     ("mma_promotion_interval", "int", "0"),
     ("allow_copy", "bool", "False"),
 )
