@@ -238,10 +238,13 @@ class GemmPlan:
         self.epilogue = None
         self.fp8_out = cd in FP8_C_DTYPES
         if epi is not None:
-            bias, inp, alpha, beta, activation = epi
+            bias, inp, alpha, beta, activation, aux = epi
+            if aux is not None and self.fp8_out:
+                raise ValueError(f"pre_activation_out needs a 16- or 32-bit C (it is stored in C's dtype), got {cd}")
             # an 8-bit C's bias and input are bfloat16 (torch._scaled_mm's bias dtype)
             self.epilogue = check_epilogue(a, b, out, FP8_C_EPILOGUE_DTYPE if self.fp8_out else cd, bias=bias,
-                                           input=inp, alpha=alpha, beta=beta, activation=activation)
+                                           input=inp, alpha=alpha, beta=beta, activation=activation,
+                                           pre_activation_out=aux)
         n_out = None if self.epilogue is None else self.epilogue.n_out
         self.c_torch = torch_dtype(cd)
         self.out_shape = (*a.shape[:-1], b.shape[-1] if n_out is None else n_out)
@@ -321,6 +324,7 @@ class GemmPlan:
             self._input_ptr = ctypes.c_uint64.from_address(at + offsets["input_ptr"])
             self._alpha = ctypes.c_float.from_address(at + offsets["alpha"])
             self._beta = ctypes.c_float.from_address(at + offsets["beta"])
+            self._aux_ptr = ctypes.c_uint64.from_address(at + offsets["aux_ptr"])
             if cfg.scaled:
                 self._scale_ptrs = tuple(ctypes.c_uint64.from_address(at + offsets[f"scale_{x}_ptr"]) for x in "ab")
                 self._out_scale_ptr = ctypes.c_uint64.from_address(at + offsets["out_scale_ptr"])
@@ -343,7 +347,8 @@ class GemmPlan:
         self, a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, stream: Any, epi: tuple | None = None,
         scales: tuple = (None, None), outs: tuple = (None, None),
     ) -> Any:
-        """Run the plan on these tensors (of the plan's key; `epi`: bias, input, alpha, beta, activation; `outs`: an
+        """Run the plan on these tensors (of the plan's key; `epi`: bias, input, alpha, beta, activation,
+        pre_activation_out; `outs`: an
         8-bit C's out_scale and amax, checked by gemm()); returns out."""
         torch = self._torch
         if out is None:
@@ -353,6 +358,8 @@ class GemmPlan:
             sa, sb, sc = self.spans
             if (pc < pa + sa and pa < pc + sc) or (pc < pb + sb and pb < pc + sc):
                 raise ValueError("out overlaps an input (a or b); gemm() needs a separate output")
+        if self.epilogue is not None and self.epilogue.aux is not None:
+            check_aux_overlap(epi, (pa, self.spans[0]), (pb, self.spans[1]), (pc, _tensor_span(out)))
         if self.kernel is None:  # an extent of 0
             if self.epilogue is not None and (out.numel() or outs[1] is not None):
                 with _on(torch, stream):
@@ -365,6 +372,8 @@ class GemmPlan:
         staged_bias = None  # a contiguous copy of a strided or broadcast bias, alive until the launch is queued
         if self.epilogue is not None and self.config.fused:
             staged_bias = self._set_epilogue(epi, out, pc, stream)
+            if self.epilogue.aux is not None:
+                self._aux_ptr.value = epi[5].data_ptr()
             if self.config.scaled:
                 for ptr, t in zip(self._scale_ptrs, scales, strict=True):
                     ptr.value = 0 if t is None else t.data_ptr()
@@ -420,7 +429,7 @@ class GemmPlan:
     def _set_epilogue(self, epi: tuple, out: Any, pc: int, stream: Any) -> Any:
         """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked);
         returns the contiguous copy of a bias the kernel cannot read as it is (else None)."""
-        bias, inp, alpha, beta, _ = epi
+        bias, inp, alpha, beta, _, aux = epi
         sc = _span(out.shape, out.stride(), numeric_type(str(out.dtype)).bytes)
         staged = None
         if bias is not None:
@@ -492,8 +501,8 @@ def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], 
 
 
 def _fused_values(e: Any, batched: bool) -> tuple:
-    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e (a staged bias's address
-    is set per call)."""
+    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e (a staged bias's and the
+    pre-activation output's addresses are set per call)."""
     bias_ptr = input_ptr = 0
     sm = sn = sl = 0
     if e.bias is not None:
@@ -502,7 +511,11 @@ def _fused_values(e: Any, batched: bool) -> tuple:
         input_ptr = e.input.data_ptr()
         strides = e.input_strides
         sl, sm, sn = strides if batched else (0, *strides)
-    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0)
+    aux_ptr = am = an = al = 0
+    if e.aux is not None:
+        aux_ptr = e.aux.data_ptr()
+        al, am, an = e.aux_strides if batched else (0, *e.aux_strides)
+    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0, aux_ptr, am, an, al)
 
 
 def bias_length_to_stage(e: Any, m: int, n: int) -> tuple[int, int] | None:
@@ -537,17 +550,39 @@ def _bias_vector(bias: Any, length: int, storage: int) -> Any:
     return out
 
 
+def _tensor_span(t: Any) -> int:
+    """Bytes from a tensor's first to just past its last element."""
+    return _span(t.shape, t.stride(), numeric_type(str(t.dtype)).bytes)
+
+
+def check_aux_overlap(epi: tuple, *others: tuple[int, int]) -> None:
+    """ValueError when pre_activation_out (epi[5]) overlaps a, b, out (`others`: (address, span) in that order), bias
+    or input: the kernel writes it while they are read or written."""
+    aux = epi[5]
+    p, span = aux.data_ptr(), _tensor_span(aux)
+    named = [("a", *others[0]), ("b", *others[1]), ("out", *others[2])]
+    for what, t in (("bias", epi[0]), ("input", epi[1])):
+        if t is not None:
+            named.append((what, t.data_ptr(), _tensor_span(t)))
+    for what, q, n in named:
+        if span and n and q < p + span and p < q + n:
+            raise ValueError(f"pre_activation_out overlaps {what}; gemm() needs a separate pre-activation output")
+
+
 def _empty_k_epilogue(torch: Any, e: Any, epi: tuple, a: Any, b: Any, out: Any, shape: tuple) -> Any:
-    """The epilogue of an empty product (K = 0: acc = 0), computed with torch in float32."""
+    """The epilogue of an empty product (K = 0: acc = 0), computed with torch in float32 (the pre-activation also
+    into pre_activation_out when given)."""
     from .activation import reference
 
-    bias, inp, _, beta, _ = epi
+    bias, inp, _, beta, _, aux = epi
     x = torch.zeros(shape[:-1] + ((shape[-1] * 2,) if e.activation == "swiglu" else (shape[-1],)),
                     dtype=torch.float32, device=out.device)
     if bias is not None:
         x = x + bias.float()  # (N,), (1, N), (M, 1), ... broadcast as they are
     if e.has_input:
         x = x + float(beta if beta is not None else 1.0) * inp.float()
+    if aux is not None:
+        aux.copy_(x.expand(aux.shape))
     return reference(x, e.activation)
 
 
@@ -678,6 +713,7 @@ def gemm(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
             scale_a=None, scale_b=None,  # the scales are in alpha
+            out_scale=None, amax=None,  # an 8-bit C is refused above
             mma_promotion_interval=mma_promotion_interval, allow_copy=False))  # the copies are made
     options = (
         c_dtype,
