@@ -73,8 +73,9 @@ def fp8_gpu_configs() -> list[GemmConfig]:
     out: dict[str, GemmConfig] = {}
     for cfg in fp8_configs() + list(ACCURACY_CONFIGS) + scaled_configs() + fp8_out_configs():
         for c in (cfg, dataclasses.replace(cfg, c_major="n")):
-            # device scales of A/B: the tests pass no alpha
-            for alpha in (False, True) if cfg.scale_a is None and cfg.scale_b is None else (False,):
+            # device scales of A/B or a fused activation: the tests pass no alpha (Python-float scales)
+            plain = cfg.scale_a is None and cfg.scale_b is None and cfg.activation == "identity"
+            for alpha in (False, True) if plain else (False,):
                 x = dataclasses.replace(c, has_alpha=alpha)
                 out.setdefault(x.name, x)
     return list(out.values())
