@@ -40,7 +40,7 @@ def _check(**kw):
 def test_defaults_are_the_plain_gemm():
     e = _check()
     assert not e.fused and e.config_fields == {"activation": "identity", "bias": None, "has_input": False,
-                                               "has_alpha": False}
+                                               "has_alpha": False, "has_aux": False}
     assert (e.alpha, e.n_out, e.input, e.bias) == (1.0, 48, None, None)
 
 

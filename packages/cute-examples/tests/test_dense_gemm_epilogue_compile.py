@@ -1,6 +1,8 @@
 """CPU CI for the fused epilogue: every epilogue kind (`epilogue_cases.EPILOGUE_KINDS`) compiles through ptxas on
 one of the representative tiles with no spills and no local memory, no call, the math instructions its
-activation needs, and exactly the predicated `ld.global` loads its bias and input need per thread.
+activation needs, exactly the predicated `ld.global` loads its bias and input need per thread and, with the
+pre-activation output, the predicated `st.global` stores of each value pair (one 2-element store and two 1-element
+stores, of which a run takes either the first or the others).
 `python3 -m nox -s configs` compiles every kind on every representative tile (`epilogue_cases.kind_configs`)."""
 
 from __future__ import annotations
@@ -13,7 +15,14 @@ pytest.importorskip("mlir")
 
 from cute_examples.dense_gemm import configs  # noqa: E402
 from cute_examples.dense_gemm.epilogue_cases import EPILOGUE_KINDS, kind_configs  # noqa: E402
-from cute_examples.dense_gemm.kernel import compile_gemm, dense_gemm, dense_gemm_fused, gemm_spec  # noqa: E402
+from cute_examples.dense_gemm.kernel import (  # noqa: E402
+    FUSED_PARAMS,
+    PARAMS,
+    compile_gemm,
+    dense_gemm,
+    dense_gemm_fused,
+    gemm_spec,
+)
 from cute_examples.dense_gemm.spec import GemmConfig  # noqa: E402
 
 # kind i on representative tile i % 3 (kind_configs() lists the kinds per tile, tile-major)
@@ -32,6 +41,13 @@ def _expected_loads(cfg: GemmConfig) -> dict[int, int]:
     return out
 
 
+def _expected_stores(cfg: GemmConfig) -> dict[int, int]:
+    """Predicated st.global per consumer thread by width: per pair of output values one 2-element store and two
+    1-element stores with the pre-activation output, none without."""
+    bits, values = 8 * cfg.c_bytes, 64 * cfg.c_tile_n // 128
+    return {bits: values if cfg.has_aux else 0, 2 * bits: values // 2 if cfg.has_aux else 0}
+
+
 @pytest.mark.parametrize("cfg", CASES, ids=lambda c: c.name)
 def test_epilogue_kind_compiles(cfg):
     res = configs.compile_config(cfg)
@@ -43,6 +59,9 @@ def test_epilogue_kind_compiles(cfg):
     assert "ld.global.nc" not in ptx
     for bits, count in _expected_loads(cfg).items():
         assert len(re.findall(rf"@%p\d+ ld\.global\.b{bits}", ptx)) == count, bits
+    for bits, count in _expected_stores(cfg).items():
+        assert len(re.findall(rf"@%p\d+ st\.global\.b{bits}", ptx)) == count, bits
+    assert len(re.findall(r"st\.global", ptx)) == sum(_expected_stores(cfg).values())
     act = cfg.activation
     assert ("tanh.approx.f32" in ptx) == (act == "gelu_tanh")
     # the fast sigmoid (silu, swiglu) and GELU's erfc approximation: ex2.approx and rcp.approx, no libdevice call
@@ -58,7 +77,7 @@ def test_plain_and_fused_kernels_refuse_each_others_configs():
     with pytest.raises(ValueError, match="use dense_gemm_fused"):
         dense_gemm.artifact(*(None,) * 9, config=fused, target="sm_90a")
     with pytest.raises(ValueError, match="use dense_gemm"):
-        dense_gemm_fused.artifact(*(None,) * 16, config=GemmConfig(), target="sm_90a")
+        dense_gemm_fused.artifact(*(None,) * len(PARAMS + FUSED_PARAMS), config=GemmConfig(), target="sm_90a")
 
 
 def test_config_rules_and_names():
@@ -79,6 +98,20 @@ def test_config_rules_and_names():
     assert GemmConfig(activation="swiglu", tile_n=64, c_dtype="float32").c_tile_n == 32
     with pytest.raises(ValueError, match="has_input needs tile_n <= 128"):
         GemmConfig(has_input=True, tile_n=256)
+
+
+def test_pre_activation_output_config():
+    cfg = GemmConfig(activation="gelu", bias="n", has_aux=True)
+    assert cfg.fused and cfg.name.endswith("_gelu_bn_aux")
+    assert GemmConfig(has_aux=True).fused  # the identity's pre-activation is the output itself: still fused
+    assert gemm_spec(cfg) != gemm_spec(GemmConfig(activation="gelu", bias="n"))
+    assert gemm_spec(cfg)["kernel"] == gemm_spec(GemmConfig(activation="gelu"))["kernel"]  # dense_gemm_fused
+    with pytest.raises(ValueError, match="has_aux must be a bool"):
+        GemmConfig(has_aux=1)
+    with pytest.raises(ValueError, match="has_aux .* not supported with activation 'swiglu'"):
+        GemmConfig(activation="swiglu", has_aux=True)
+    with pytest.raises(ValueError, match="has_aux .* needs a 16- or 32-bit C"):
+        GemmConfig(a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", c_dtype="float8_e4m3fn", has_aux=True)
 
 
 def test_every_kind_is_in_the_sweep():

@@ -8,7 +8,9 @@ activation's slope, the activation's own bound (`activation.error_bound`) and ha
 a float32 C checks each activation's bound sharply. The output is poisoned with NaN
 first (everything must be written); a second call on fresh tensors of the same geometry (a plan hit with
 re-pointed addresses and new alpha/beta) must be right too. The max abs error against torch float32 of the
-same function is part of every failure message.
+same function is part of every failure message. A case with a pre-activation output (`pre_activation_out`) also
+checks that tensor against the float64 pre-activation (its own roundings and half an ulp of C's dtype), and that
+every element of its storage around it (guard elements before and after, a padded view's gaps) keeps its NaN.
 """
 
 from __future__ import annotations
@@ -65,7 +67,31 @@ def _operands(case, seed, device="cuda"):
     if case.input == "out":
         out.copy_(randn(*lead, m, nc, dtype=cd))
         inp = out
-    return a, b, bias, inp, out
+    return a, b, bias, inp, out, _aux(case, (*lead, m, nc), cd, device)
+
+
+_GUARD = 64  # NaN elements of the pre-activation output's storage before and after it
+
+
+def _aux(case, shape, dtype, device):
+    """(pre_activation_out view, its NaN-filled storage) as case.aux says, inside guard elements; (None, None)."""
+    if case.aux is None:
+        return None, None
+    *lead, m, nc = shape
+    rows, cols = {"dense": (m, nc), "padded": (m, nc + 1), "col_major": (nc, m)}[case.aux]
+    size = (lead[0] if lead else 1) * rows * cols
+    storage = torch.full((2 * _GUARD + size,), float("nan"), device=device, dtype=dtype)
+    view = storage[_GUARD : _GUARD + size].view(*lead, rows, cols)
+    view = view[..., :nc] if case.aux == "padded" else view
+    return (view.transpose(-1, -2) if case.aux == "col_major" else view), storage
+
+
+def _untouched(view, storage):
+    """The storage elements outside the view (its guard elements and gaps): all must still be NaN."""
+    index = torch.arange(storage.numel(), device=storage.device)
+    covered = torch.zeros(storage.numel(), dtype=torch.bool, device=storage.device)
+    covered[index.as_strided(view.shape, view.stride(), view.storage_offset()).reshape(-1)] = True
+    return storage[~covered]
 
 
 def _view(storage, view, length):
@@ -81,7 +107,8 @@ def _act64(activation, x):
 
 
 def _reference(case, a, b, bias, inp, alpha, beta, dtype):
-    """(act(pre), the bound of our error) in `dtype` (float64 for the reference, float32 for torch's own)."""
+    """(act(pre), the bound of our error, pre, the bound of its error) in `dtype` (float64 for the reference,
+    float32 for torch's own)."""
     acc = a.to(dtype) @ b.to(dtype)  # exact (see the module doc)
     pre = alpha * acc
     terms = pre.abs()
@@ -98,19 +125,23 @@ def _reference(case, a, b, bias, inp, alpha, beta, dtype):
         ref = torch.nn.functional.silu(g) * u
         bound = u.abs() * SLOPE["silu"] * eg + torch.nn.functional.silu(g).abs() * eu + eg * eu \
             + error_bound("swiglu", g, u)
-        return ref, bound
-    return _act64(activation, pre), SLOPE[activation] * e_pre + error_bound(activation, pre)
+        return ref, bound, pre, e_pre
+    return _act64(activation, pre), SLOPE[activation] * e_pre + error_bound(activation, pre), pre, e_pre
 
 
 def _run(case, seed, alpha, beta):
     from cute_examples.dense_gemm import gemm
 
-    a, b, bias, inp, out = _operands(case, seed)
-    ref, bound = _reference(case, a, b, bias, inp.clone() if inp is out else inp, alpha, beta, torch.float64)
-    ref32, _ = _reference(case, a, b, bias, inp.clone() if inp is out else inp, alpha, beta, torch.float32)
-    res = gemm(a, b, out, bias=bias, input=inp, alpha=alpha, beta=beta, activation=case.activation)
+    a, b, bias, inp, out, (aux, aux_storage) = _operands(case, seed)
+    ref, bound, pre, e_pre = _reference(case, a, b, bias, inp.clone() if inp is out else inp, alpha, beta,
+                                        torch.float64)
+    ref32, _, pre32, _ = _reference(case, a, b, bias, inp.clone() if inp is out else inp, alpha, beta, torch.float32)
+    res = gemm(a, b, out, bias=bias, input=inp, alpha=alpha, beta=beta, activation=case.activation,
+               pre_activation_out=aux)
     torch.cuda.synchronize()
     assert res is out
+    if aux is not None:
+        _check_pre_activation(case, aux, aux_storage, pre, e_pre, pre32)
     got = out.double()
     assert bool(torch.isfinite(got).all()), "output not fully written (NaN poison left)"
     rel, tiny = _ROUND[out.dtype]
@@ -124,6 +155,20 @@ def _run(case, seed, alpha, beta):
     print(f"{case.name}: max abs error {float(err.max()):.3e} vs float64, {vs32:.3e} vs torch float32, "
           f"least margin to the bound {-worst:.3e}")
     return float(err.max())
+
+
+def _check_pre_activation(case, aux, storage, pre, e_pre, pre32):
+    """pre_activation_out within its bound of the float64 pre-activation; its storage untouched around it."""
+    assert bool(torch.isnan(_untouched(aux, storage)).all()), f"{case.name}: a write outside pre_activation_out"
+    got = aux.double()
+    assert bool(torch.isfinite(got).all()), f"{case.name}: pre_activation_out not fully written (NaN poison left)"
+    rel, tiny = _ROUND[aux.dtype]
+    err = (got - pre).abs()
+    worst = float((err - (e_pre * (1 + rel) + rel * pre.abs() + tiny)).max())
+    vs32 = float((got - pre32.double()).abs().max())
+    assert worst <= 0, (f"{case.name}: pre_activation_out's max abs error {float(err.max()):.3e} exceeds its bound by "
+                        f"{worst:.3e} (max abs error vs torch float32: {vs32:.3e})")
+    print(f"{case.name}: pre-activation max abs error {float(err.max()):.3e} vs float64, {vs32:.3e} vs torch float32")
 
 
 @requires_sm90
@@ -146,12 +191,13 @@ def test_gpu_cases_run_configs_in_the_bundle():
 
     bundled = {c.name for c in gpu_case_configs(BENCH_NUM_SMS)}
     for case in GPU_CASES:
-        a, b, bias, inp, out = _operands(case, 1, "cpu")
+        a, b, bias, inp, out, (aux, _) = _operands(case, 1, "cpu")
         la, lb, lc = (Layout(t.shape, t.stride(), t.dtype, t.data_ptr()) for t in (a, b, out))
         fields = check_epilogue(_cuda_like(a), _cuda_like(b), _cuda_like(out), case.c_dtype,
                                 activation=case.activation, alpha=case.alpha,
                                 beta=case.beta, input=None if inp is None else _cuda_like(inp),
-                                bias=None if bias is None else _cuda_like(bias)).config_fields
+                                bias=None if bias is None else _cuda_like(bias),
+                                pre_activation_out=None if aux is None else _cuda_like(aux)).config_fields
         assert fields == case.fields, case.name
         n_out = case.n_out if case.activation == "swiglu" else None
         problem = staged_problem(la, lb, lc, n_out=n_out)

@@ -144,8 +144,9 @@ def _prepare_scaled(cfg: GemmConfig, a: Any, b: Any, c: Any, sa: Any, sb: Any, r
     an E4M3 C's out_scale address, amax address and by-value out_scale."""
     from .bench_run import prepare_ours
 
-    # FUSED_PARAMS without bias or input (alpha 1, beta 0), then SCALE_PARAMS
-    return prepare_ours(cfg, a, b, c, ref, num_sms, (0, 0, 0, 0, 0, 1.0, 0.0, sa.data_ptr(), sb.data_ptr(), *out))
+    # FUSED_PARAMS without bias, input or pre-activation output (alpha 1, beta 0), then SCALE_PARAMS
+    return prepare_ours(cfg, a, b, c, ref, num_sms, (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, sa.data_ptr(), sb.data_ptr(),
+                                                     *out))
 
 
 def parser() -> Parser:

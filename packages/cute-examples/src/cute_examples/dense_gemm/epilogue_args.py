@@ -1,4 +1,4 @@
-"""gemm()'s epilogue arguments checked before any GPU work: bias, input, alpha, beta, activation.
+"""gemm()'s epilogue arguments checked before any GPU work: bias, input, alpha, beta, activation, pre_activation_out.
 
 `check_epilogue(a, b, out, c_dtype, bias=..., input=..., alpha=..., beta=..., activation=...)` raises
 ValueError/TypeError naming the argument and the rule, and returns the `EpilogueArgs` the plan uses:
@@ -16,6 +16,13 @@ ValueError/TypeError naming the argument and the rule, and returns the `Epilogue
   (`broadcast_strides`: no copy, broadcast modes get stride 0). It may be `out` itself (same address, shape and
   strides: each element is read before it is written, by the thread that writes it); any other overlap
   with `out` is checked per call by the plan.
+- `pre_activation_out` (cuBLASLt's EPILOGUE_AUX output, Transformer Engine's `pre_gelu_out`, CUTLASS's aux store;
+  named after torch's `out=`): a CUDA tensor of C's dtype on a's device and of C's exact shape (.., M, N) that
+  receives `alpha * a @ b + beta * input + bias`, the value the activation is applied to, while `out` receives
+  the activated value. Any strides whose elements do not overlap each other (it is written at run-time element
+  strides); its overlap with out, a, b, bias or input is checked per call by the plan (never allowed). Not with
+  activation "swiglu" (its pre-activation is the (M, N) interleaved gate/up product, twice C's width: compute it
+  with a plain gemm into that shape) nor an 8-bit C.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from typing import Any
 from .activation import SWIGLU_BLOCK, check_activation
 from .spec import canonical_dtype
 
-__all__ = ["EpilogueArgs", "broadcast_strides", "check_epilogue"]
+__all__ = ["EpilogueArgs", "broadcast_strides", "check_epilogue", "check_pre_activation_out"]
 
 
 @dataclass(frozen=True)
@@ -45,17 +52,20 @@ class EpilogueArgs:
     input: Any
     input_strides: tuple[int, ...] | None
     n_out: int
+    aux: Any = None  # pre_activation_out
+    aux_strides: tuple[int, ...] | None = None  # its element strides in C's modes (0 for a mode of extent 1)
 
     @property
     def config_fields(self) -> dict:
         """The GemmConfig fields of this epilogue."""
         return {"activation": self.activation, "bias": self.bias_mode, "has_input": self.has_input,
-                "has_alpha": self.has_alpha}
+                "has_alpha": self.has_alpha, "has_aux": self.aux is not None}
 
     @property
     def fused(self) -> bool:
         """Whether the epilogue does anything beyond storing the accumulators."""
-        return self.activation != "identity" or self.bias_mode is not None or self.has_input or self.has_alpha
+        return (self.activation != "identity" or self.bias_mode is not None or self.has_input or self.has_alpha
+                or self.aux is not None)
 
 
 def _number(v: object, what: str) -> float:
@@ -120,6 +130,32 @@ def broadcast_strides(shape: tuple[int, ...], strides: tuple[int, ...], to: tupl
     return tuple(out)
 
 
+def _distinct_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """Whether no two indices of a tensor of this shape and strides address one element (a sufficient rule: each
+    mode's stride, in increasing order, reaches past everything the smaller modes span)."""
+    span = 0
+    for ext, st in sorted(((e, abs(s)) for e, s in zip(shape, strides, strict=True) if e > 1), key=lambda x: x[1]):
+        if st <= span:
+            return False
+        span += (ext - 1) * st
+    return True
+
+
+def check_pre_activation_out(t: Any, a: Any, c_dtype: str, activation: str, shape: tuple[int, ...]) -> tuple:
+    """The element strides of a checked `pre_activation_out` of C's `shape` (0 for a mode of extent 1)."""
+    if activation == "swiglu":
+        raise ValueError("pre_activation_out is not supported with activation='swiglu': its pre-activation is the "
+                         "(M, N) interleaved gate/up product, twice out's width (compute it with a plain gemm)")
+    _tensor_rules(t, "pre_activation_out", a, c_dtype)
+    if tuple(t.shape) != tuple(shape):
+        raise ValueError(f"pre_activation_out must have out's shape {tuple(shape)}, got {tuple(t.shape)}")
+    strides = tuple(t.stride())
+    if not _distinct_elements(tuple(t.shape), strides):
+        raise ValueError(f"pre_activation_out's elements overlap (shape {tuple(t.shape)}, strides {strides}); it needs "
+                         "one memory location per element")
+    return tuple(0 if e == 1 else s for e, s in zip(t.shape, strides, strict=True))
+
+
 def check_epilogue(
     a: Any,
     b: Any,
@@ -131,6 +167,7 @@ def check_epilogue(
     alpha: object = 1.0,
     beta: object = None,
     activation: object = None,
+    pre_activation_out: Any = None,
 ) -> EpilogueArgs:
     """The checked epilogue of gemm(a, b, out, ...) (a, b already checked; c_dtype canonical)."""
     act = check_activation(activation)
@@ -164,6 +201,9 @@ def check_epilogue(
             raise ValueError("input may be out itself (same shape and strides) or not overlap it; "
                              "it shares out's address with another geometry")
     has_input = strides is not None and beta_f != 0.0
+    aux_strides = None
+    if pre_activation_out is not None:
+        aux_strides = check_pre_activation_out(pre_activation_out, a, c_dtype, act, (*a.shape[:-1], n_out))
     return EpilogueArgs(
         activation=act,
         bias_mode=bias_mode,
@@ -175,4 +215,6 @@ def check_epilogue(
         input=input if has_input else None,
         input_strides=strides if has_input else None,
         n_out=n_out,
+        aux=pre_activation_out,
+        aux_strides=aux_strides,
     )

@@ -1,7 +1,8 @@
 """The fused-epilogue calls the GPU tests, the CPU compile test, the config sweep and the benchmark use.
 
 - `EPILOGUE_KINDS`: every epilogue kind (GemmConfig fields) the kernel has: each activation with a bias along
-  N, SwiGLU with and without a bias, and the addmm forms (input, alpha, bias along M); `kind_configs()` puts
+  N, SwiGLU with and without a bias, the addmm forms (input, alpha, bias along M) and the pre-activation output
+  (with a bias along N, and with everything else); `kind_configs()` puts
   each on a representative tile set (not the cross product with every tile, dtype and major: the epilogue's
   code depends on C's dtype and major and on tile N, which the set covers).
 - `GPU_CASES`: gemm() calls with their operand shapes and epilogue arguments; `gpu_case_configs(num_sms)` the configs
@@ -39,6 +40,9 @@ EPILOGUE_KINDS: tuple[dict, ...] = (
     {"bias": "m", "has_input": True, "has_alpha": True},
     {"activation": "gelu", "has_input": True},
     {"activation": "silu", "has_alpha": True},
+    # the pre-activation output (gemm()'s pre_activation_out)
+    {"activation": "gelu", "bias": "n", "has_aux": True},
+    {"activation": "relu", "bias": "m", "has_input": True, "has_alpha": True, "has_aux": True},
 )
 
 # the tiles each kind compiles on: the benchmark's 128x256 2x1 (16-bit C, n-major), a float32 m-major C on
@@ -76,7 +80,9 @@ class EpilogueCase:
     `bias`: None, "n" or "m" (a vector of C's dtype); `bias_view`: "dense", "strided" (every other element of a
     longer vector), "one" (a single value broadcast) or "misaligned" (starting one element into its storage),
     the last three staged by gemm(); `input`: None, "full" (C's shape), "row" ((N,), broadcast along M), "col"
-    ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them.
+    ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them; `aux`: no pre_activation_out (None) or one
+    of C's shape: "dense" (row-major), "col_major" (M contiguous) or "padded" (row-major with one element more per
+    row, so that its rows start at odd element offsets and it takes 1-element stores).
     """
 
     name: str
@@ -90,6 +96,7 @@ class EpilogueCase:
     beta: float | None = None
     c_major: str = "n"
     bias_view: str = "dense"
+    aux: str | None = None
 
     @property
     def n_out(self) -> int:
@@ -100,7 +107,8 @@ class EpilogueCase:
     def fields(self) -> dict:
         """The GemmConfig fields gemm() derives from the call."""
         return {"activation": self.activation or "identity", "bias": self.bias,
-                "has_input": self.input is not None and self.beta != 0, "has_alpha": self.alpha != 1}
+                "has_input": self.input is not None and self.beta != 0, "has_alpha": self.alpha != 1,
+                "has_aux": self.aux is not None}
 
 
 GPU_CASES = (
@@ -128,6 +136,15 @@ GPU_CASES = (
     EpilogueCase("swiglu_f16", "float16", "float16", (300, 544, 1024, 1), "swiglu"),
     EpilogueCase("swiglu_bias_bf16", "bfloat16", "bfloat16", (300, 544, 1024, 1), "swiglu", "n"),
     EpilogueCase("swiglu_f32", "float16", "float32", (300, 544, 1024, 1), "swiglu"),
+    # pre_activation_out: the pre-activation and the output both checked
+    EpilogueCase("gelu_bias_aux_f16", "float16", "float16", (300, 272, 1024, 1), "gelu", "n", aux="dense"),
+    EpilogueCase("relu_input_alpha_aux_f32", "float16", "float32", (300, 272, 1024, 1), "relu", "m", "full",
+                 alpha=2.0, beta=0.5, aux="dense"),
+    EpilogueCase("gelu_batched_input_aux_bf16", "bfloat16", "bfloat16", (300, 272, 512, 2), "gelu", "n", "full",
+                 aux="padded"),
+    EpilogueCase("relu_odd_aux_f16", "float16", "float16", (127, 201, 72, 1), "relu", "n", "row", aux="dense"),
+    EpilogueCase("gelu_m_major_aux_f32", "float16", "float32", (300, 272, 256, 1), "gelu", "n", c_major="m",
+                 aux="col_major"),
 )
 
 

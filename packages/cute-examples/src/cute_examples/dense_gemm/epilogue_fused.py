@@ -14,7 +14,19 @@ pairs or f32 stores) is the plain epilogue's:
 - every load is predicated on its row/column lying inside the problem (a compare of the columns left in N
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
-  2j (gate) and 2j+1 (up) into output group j (`epilogue.swiglu_sources`).
+  2j (gate) and 2j+1 (up) into output group j (`epilogue.swiglu_sources`);
+- the pre-activation output (`has_aux`, gemm()'s `pre_activation_out`): each thread stores its own values, as
+  it reads the input, at `aux_ptr + row*sm + col*sn + batch*sl` in C's dtype. Its two adjacent columns (value
+  pair 2i, 2i+1) are one 2-element store when the tensor allows it (sn == 1, the base and sm, sl even in
+  elements: checked once per work unit), else two 1-element stores; every store is predicated on its row and
+  column(s) lying inside the problem, so nothing is written outside the (M, N, L) tensor.
+
+- an 8-bit C (`GemmConfig.fp8_out`): `e4m3_pair` turns two output values D into their E4M3 bytes
+  `satfinite(D * out_scale)` (`cute_ir.scalar.cvt_e4m3x2`; out_scale the run-time factor times the device
+  scalar at `out_scale_ptr` when that is not 0, loaded once per work unit) and keeps the thread's max |D|;
+  `store_amax` reduces it over the warp (shuffles) and lane 0 raises the float at `amax_ptr` (when not 0) with
+  `red.global.max.u32` (non-negative float bits order as unsigned integers; NaN, sign clear, above +inf);
+  bias and input are bfloat16 then (`GemmConfig.epilogue_dtype`).
 
 Loads are plain `ld.global` (`cute_ir.scalar.ld_global` says why not `.nc`). Why per-thread loads of the
 input rather than a TMA load into the staging buffer: they need no extra shared memory, barrier or
@@ -31,8 +43,9 @@ from typing import Any
 
 from cute_ir import scalar as S
 from cute_ir.dtypes import element_type
-from cute_ir.values import to_i64
+from cute_ir.values import as_value, to_i64
 from mlir import ir
+from mlir.dialects import arith, llvm
 
 from . import epilogue_math as em
 from .epilogue import swiglu_sources, value_coords
@@ -53,6 +66,10 @@ class FusedParams:
     input_stride_l: Any
     alpha: Any
     beta: Any
+    aux_ptr: Any  # the pre-activation output (`GemmConfig.has_aux`): address and element strides (i64 Ints)
+    aux_stride_m: Any
+    aux_stride_n: Any
+    aux_stride_l: Any
     scale_a_ptr: Any = None  # the scaled kernel's float32 scales (`kernel.SCALE_PARAMS`)
     scale_b_ptr: Any = None
     out_scale_ptr: Any = None  # an 8-bit C's float32 device out_scale (0: none), amax address (0: none), f32 factor
@@ -75,6 +92,37 @@ def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, 
 def _load_scale(address: Any, pred: Any) -> ir.Value:
     """A float32 scale at address (0 when not pred)."""
     return S.as_float(S.ld_global(address, pred, 32), ir.F32Type.get())
+
+
+_ST_REG = {16: ("h", "b16"), 32: ("r", "b32"), 64: ("l", "b64")}
+
+
+def _st_global(address: Any, raw: ir.Value, pred: Any, bits: int) -> None:
+    """`st.global` of the integer raw (16, 32 or 64 bits) at the global i64 address where pred holds."""
+    reg, b = _ST_REG[bits]
+    addr = as_value(address, ir.IntegerType.get_signless(64))
+    llvm.inline_asm(None, [addr, raw, as_value(pred)], f"{{ @$2 st.global.{b} [$0], $1; }}", f"l,{reg},b,~{{memory}}",
+                    has_side_effects=True)
+
+
+def _bits(x: ir.Value, elem: ir.Type) -> ir.Value:
+    """The f32 value x rounded (RN) to `elem` (f16, bf16 or f32), as an integer of its width."""
+    width = 32 if isinstance(elem, ir.F32Type) else 16
+    y = x if width == 32 else arith.truncf(elem, x)
+    return arith.bitcast(ir.IntegerType.get_signless(width), y)
+
+
+def _pack2(lo: ir.Value, hi: ir.Value, elem: ir.Type) -> ir.Value:
+    """Two f32 values rounded to `elem` as one integer of twice its width (lo at the lower address)."""
+    from cute_ir import hopper as H
+
+    if not isinstance(elem, ir.F32Type):
+        return H.pack_b16x2(lo, hi, elem)
+    i32 = ir.IntegerType.get_signless(32)
+    pair = llvm.mlir_undef(ir.VectorType.get([2], elem))
+    for i, x in enumerate((lo, hi)):
+        pair = llvm.insertelement(pair, x, arith.constant(i32, i))
+    return llvm.bitcast(ir.IntegerType.get_signless(64), pair)
 
 
 def row0_pred(m: Any) -> Any:
@@ -125,6 +173,39 @@ class FusedEpilogue:
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
             # col_t with n - dcol instead would hoist every n - dcol out of the loops and hold them in registers)
             self.cols_left = n - self.col_t
+        if cfg.has_aux:
+            self._init_aux()
+
+    def _init_aux(self) -> None:
+        """The pre-activation output's per-unit values: the thread's two row addresses, row predicates, the column
+        step in bytes and whether a value pair is one aligned 2-element store."""
+        p, e = self.p, self.esize
+        self.aux_col_bytes = p.aux_stride_n * e
+        base = to_i64(self.col_t) * self.aux_col_bytes + to_i64(self.batch) * p.aux_stride_l * e + p.aux_ptr
+        self.aux_row: dict[int, Any] = {}
+        self.aux_row_ok: dict[int, Any] = {}
+        for h in (0, 1):
+            row = self.row0 + value_coords(self.warp, self.lane, 2 * h)[0]
+            self.aux_row[h] = base + to_i64(row) * p.aux_stride_m * e
+            self.aux_row_ok[h] = row < self.m
+        # pair stores: contiguous along N and 2-element aligned base, row and batch strides (col_t is even)
+        misaligned = (p.aux_ptr | (p.aux_stride_m | p.aux_stride_l) * e) & (2 * e - 1)
+        self.aux_pair = (p.aux_stride_n == 1) & (misaligned == 0)
+        self.aux_cols_left = self.n - self.col_t
+
+    def _store_aux(self, lo: ir.Value, hi: ir.Value, v: int) -> None:
+        """The pre-activation values v (even) and v + 1 (adjacent columns of one row) into the aux tensor."""
+        h = (v // 2) % 2
+        dcol = value_coords(0, 0, v)[1]  # even
+        address = self.aux_row[h] + self.aux_col_bytes * dcol
+        row_ok = self.aux_row_ok[h]
+        lo_in, hi_in = self.aux_cols_left > dcol, self.aux_cols_left > dcol + 1
+        pair = self.aux_pair & row_ok & hi_in
+        elem = element_type(self.cfg.c_dtype)
+        bits = 8 * self.esize
+        _st_global(address, _pack2(lo, hi, elem), pair, 2 * bits)
+        _st_global(address, _bits(lo, elem), row_ok & lo_in & ~pair, bits)
+        _st_global(address + self.aux_col_bytes, _bits(hi, elem), row_ok & hi_in & ~self.aux_pair, bits)
 
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
@@ -198,7 +279,10 @@ class FusedEpilogue:
                     out[4 * j + r] = em.swiglu(gate, up)
             return out
         for j in groups:
-            for r in range(4):
-                v = 4 * j + r
-                out[v] = em.activate(cfg.activation, self._pre(vals[v], v, col_bias))
+            for v in range(4 * j, 4 * j + 4, 2):
+                pre = [self._pre(vals[v + e], v + e, col_bias) for e in (0, 1)]
+                if cfg.has_aux:
+                    self._store_aux(*pre, v)
+                for e in (0, 1):
+                    out[v + e] = em.activate(cfg.activation, pre[e])
         return out

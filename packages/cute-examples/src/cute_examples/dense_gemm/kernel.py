@@ -27,9 +27,17 @@ of a tile's last unit. The data-parallel kernels and their PTX are unchanged.
 
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
 `dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the contiguous bias's and the
-input's addresses as u64, the input's element strides as i64, alpha and beta as f32) and whose epilogue
-computes each output value with `epilogue_fused` before staging it. The plain kernel, its parameters and its
-PTX are unchanged.
+input's addresses as u64, the input's element strides as i64, alpha and beta as f32, the pre-activation output's
+address and element strides) and whose epilogue computes each output value with `epilogue_fused` before staging
+it (and with `has_aux` stores each pre-activation value straight from registers). The plain kernel, its
+parameters and its PTX are unchanged.
+
+A config that reads float32 device scales of A or B, or writes an 8-bit C (`GemmConfig.scaled`), is the kernel
+`dense_gemm_scaled`: run-time parameters add `SCALE_PARAMS` (the scales' addresses; an 8-bit C's device
+out_scale and amax addresses, 0 when not given, and its by-value out_scale). Its 8-bit C path converts each pair
+of a thread's output values to `satfinite(D * out_scale)` E4M3 bytes (one 2-byte st.shared into the 8-bit
+staging buffer) and raises amax with one atomic max per warp and work unit (`FusedEpilogue.e4m3_pair`,
+`store_amax`).
 """
 
 from __future__ import annotations
@@ -64,7 +72,8 @@ _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is
 _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
-FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta")
+FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta",
+                "aux_ptr", "aux_stride_m", "aux_stride_n", "aux_stride_l")
 # the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused); an
 # 8-bit C's float32 device out_scale and amax addresses (0 when unused) and its by-value out_scale factor
 SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr", "out_scale_ptr", "amax_ptr", "out_scale")
@@ -134,14 +143,20 @@ def dense_gemm_fused(
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
+    aux_ptr: _U64,
+    aux_stride_m: _I64,
+    aux_stride_n: _I64,
+    aux_stride_l: _I64,
     config: GemmConfig,
 ):
-    """D = act(alpha * A @ B + beta * input + bias) into C: the GEMM kernel of `config` with its fused epilogue."""
+    """D = act(alpha * A @ B + beta * input + bias) into C (and the pre-activation into aux when config.has_aux): the
+    GEMM kernel of `config` with its fused epilogue."""
     if not config.fused:
         raise ValueError("config has no fused epilogue: use dense_gemm")
     if config.scaled:
         raise ValueError("config reads device scales of A or B: use dense_gemm_scaled")
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
+             aux_stride_n, aux_stride_l)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -164,6 +179,10 @@ def dense_gemm_scaled(
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
+    aux_ptr: _U64,
+    aux_stride_m: _I64,
+    aux_stride_n: _I64,
+    aux_stride_l: _I64,
     scale_a_ptr: _U64,
     scale_b_ptr: _U64,
     out_scale_ptr: _U64,
@@ -175,8 +194,8 @@ def dense_gemm_scaled(
     8-bit C stores satfinite(D * out_scale) (and max |D| at amax_ptr when not 0)."""
     if not config.scaled:
         raise ValueError("config reads no device scales and writes no 8-bit C: use dense_gemm or dense_gemm_fused")
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, scale_a_ptr,
-             scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
+             aux_stride_n, aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 

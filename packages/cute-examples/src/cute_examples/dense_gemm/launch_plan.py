@@ -14,10 +14,12 @@ address off 16 bytes) is staged through a padded copy (A K-major, B and C N-majo
 rounded up to 16 bytes; C is computed there and copied out). The extra cost is one copy of that operand
 (`bench.host_rows` measures it). Extents of 0 give an empty result (K = 0: zeros) without a launch.
 
-Fused epilogue (`bias`, `input`, `alpha`, `beta`, `activation`; rules: `epilogue_args`): the plan key adds the
-activation, the bias and input geometry and whether alpha is 1 and beta 0; the plan runs `dense_gemm_fused`
-with the bias/input addresses, strides and alpha/beta in its parameter block, and a hit rewrites the addresses
-and the two floats in place. A call without any of them takes the plain path (key and plan unchanged).
+Fused epilogue (`bias`, `input`, `alpha`, `beta`, `activation`, `pre_activation_out`; rules: `epilogue_args`):
+the plan key adds the activation, the bias, input and pre-activation output geometry and whether alpha is 1 and
+beta 0; the plan runs `dense_gemm_fused` with the bias/input/pre-activation addresses, strides and alpha/beta in
+its parameter block, and a hit rewrites the addresses and the two floats in place (after checking that the
+pre-activation output overlaps none of the other tensors). A call without any of them takes the plain path
+(key and plan unchanged).
 
 K decomposition: a plan without a tuned entry, a given tile/cluster/variant or an epilogue asks
 `k_choice.decomposed_config` whether split-K or stream-K beats the data-parallel config; if so (and its kernel can
@@ -648,6 +650,7 @@ def gemm(
     alpha: object = 1.0,
     beta: object = None,
     activation: str | None = None,
+    pre_activation_out: Any = None,
     c_dtype: object = None,
     acc_dtype: object = "float32",
     tile_shape_mnk: tuple[int, int, int] | None = None,
@@ -671,7 +674,10 @@ def gemm(
     Fused epilogue: `out = act(alpha * a @ b + beta * input + bias)` in float32 before the one rounding to C
     (`epilogue_args` has the rules: bias a vector along N or M, input broadcast as torch.addmm's with beta
     defaulting to 1, activation one of `activation.ACTIVATIONS`; "swiglu" takes b with interleaved gate/up
-    columns (`activation.interleave_gate_up`) and writes N/2 columns).
+    columns (`activation.interleave_gate_up`) and writes N/2 columns). `pre_activation_out`: a tensor of out's shape
+    and dtype that also receives the pre-activation `alpha * a @ b + beta * input + bias` (cuBLASLt's
+    EPILOGUE_AUX, CUTLASS's aux store; stored from registers, any non-overlapping strides; not with "swiglu" nor an
+    8-bit C; it must not overlap out, a, b, bias or input).
 
     8-bit inputs (float8_e4m3fn / float8_e5m2, mixed pairs allowed) must both be K-major (a row-major, b a
     transposed row-major weight, as torch._scaled_mm takes them); C defaults to bfloat16.
@@ -709,6 +715,8 @@ def gemm(
             raise ValueError("scale_a / scale_b as device tensors are not traced (torch.compile): pass floats")
         if fp8_out:
             raise ValueError("an 8-bit out (out_scale, amax) is not traced (torch.compile): call gemm() eagerly")
+        if pre_activation_out is not None:
+            raise ValueError("pre_activation_out is not traced (torch.compile): call gemm() eagerly")
         return _traced_gemm(a, b, out, stream, dict(
             bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
@@ -726,9 +734,9 @@ def gemm(
     pc = 0 if out is None else out.data_ptr()
     key = plan_key(a, pa, b, pb, out, pc, options)
     if bias is None and input is None and activation is None and beta is None and alpha.__class__ is float \
-            and alpha == 1.0 and scales == (None, None) and not fp8_out:
+            and alpha == 1.0 and scales == (None, None) and not fp8_out and pre_activation_out is None:
         return _get(key, a, b, out, options)(a, pa, b, pb, out, pc, stream)
-    epi = (bias, input, alpha, beta, activation)
+    epi = (bias, input, alpha, beta, activation, pre_activation_out)
     modes = scale_modes(a, b, *scales)
     key = (key, _epilogue_key(epi), modes)
     return _get(key, a, b, out, options, epi, modes)(a, pa, b, pb, out, pc, stream, epi, scales, outs)
@@ -829,14 +837,16 @@ def _geometry(t: Any) -> Any:
 
 
 def _epilogue_key(epi: tuple) -> tuple:
-    """The epilogue's part of the plan key: activation, bias and input geometry, alpha == 1 and beta == 0."""
-    bias, inp, alpha, beta, activation = epi
+    """The epilogue's part of the plan key: activation, bias, input and pre_activation_out geometry, alpha == 1 and
+    beta == 0."""
+    bias, inp, alpha, beta, activation, aux = epi
     return (
         activation if activation.__class__ is str or activation is None else (type(activation),),
         _geometry(bias),
         _geometry(inp),
         _is(alpha, 1.0),
         _is(beta, 0.0),
+        _geometry(aux),
     )
 
 

@@ -30,6 +30,10 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
 - `has_input`: add `beta * input` (an addend tensor of C's dtype, read per element; tile_n <= 128: at 256
   its loads and 64-bit addresses spill next to the accumulators);
 - `has_alpha`: scale the accumulators by the run-time `alpha`;
+- `has_aux`: also store the pre-activation `alpha * acc + beta * input + bias` (cuBLASLt's EPILOGUE_AUX, CUTLASS's
+  aux store; gemm()'s `pre_activation_out`) in C's dtype with predicated global stores from registers at run-time
+  element strides (two adjacent columns per store where they are contiguous and aligned); not with SwiGLU (its
+  pre-activation is twice C's width) nor an 8-bit C;
 - `scale_a`, `scale_b` (`SCALE_A_MODES`, `SCALE_B_MODES`): multiply the accumulators by float32 device scales
   (one value, or per row of A / per column of B) before alpha: the kernel `dense_gemm_scaled`.
 - an 8-bit C (`FP8_C_DTYPES`, 8-bit inputs, N-major C): the stored value is `satfinite(D * out_scale)` as E4M3,
@@ -152,6 +156,7 @@ NAME_LEGEND = (
     "  c<cluster MxN>_s<stages>_",
     "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
+    "  [_aux = the pre-activation also stored (pre_activation_out)]",
     "  [_s<t|m|x><t|n|x> = device scales of A (per tensor|row|none) and B (per tensor|column|none)]",
     "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
@@ -184,6 +189,7 @@ class GemmConfig:
     bias: str | None = None
     has_input: bool = False
     has_alpha: bool = False
+    has_aux: bool = False
     decomposition: str = "data_parallel"
     mma_promotion_interval: int = 0
     scale_a: str | None = None
@@ -260,7 +266,7 @@ class GemmConfig:
             raise ValueError(f"activation must be one of {ACTIVATIONS}, got {self.activation!r}")
         if self.bias not in BIAS_MODES:
             raise ValueError(f"bias must be one of {BIAS_MODES}, got {self.bias!r}")
-        for f in ("has_input", "has_alpha"):
+        for f in ("has_input", "has_alpha", "has_aux"):
             if not isinstance(getattr(self, f), bool):
                 raise ValueError(f"{f} must be a bool, got {getattr(self, f)!r}")
         if self.has_input and self.tile_n > MAX_INPUT_TILE_N:
@@ -268,6 +274,12 @@ class GemmConfig:
                 f"has_input needs tile_n <= {MAX_INPUT_TILE_N} (the addend's loads and addresses spill next to the "
                 f"128 accumulator registers of tile N 256), got tile_n={self.tile_n}"
             )
+        if self.has_aux and self.activation == "swiglu":
+            raise ValueError("has_aux (the pre-activation output) is not supported with activation 'swiglu': its "
+                             "pre-activation is the (M, N) interleaved gate/up product, twice C's width")
+        if self.has_aux and self.c_dtype in FP8_C_DTYPES:
+            raise ValueError(f"has_aux (the pre-activation output, stored in C's dtype) needs a 16- or 32-bit C, got "
+                             f"c_dtype {self.c_dtype}")
         if self.activation == "swiglu":
             if self.has_input:
                 raise ValueError("activation 'swiglu' takes no input (has_input must be False)")
@@ -335,7 +347,7 @@ class GemmConfig:
     def fused(self) -> bool:
         """Whether the epilogue does more than store the accumulators (the `dense_gemm_fused` kernel)."""
         return (self.activation != "identity" or self.bias is not None or self.has_input or self.has_alpha
-                or self.scaled)
+                or self.has_aux or self.scaled)
 
     @property
     def scaled(self) -> bool:
@@ -472,6 +484,7 @@ class GemmConfig:
         parts += [f"b{self.bias}"] if self.bias else []
         parts += ["in"] if self.has_input else []
         parts += ["al"] if self.has_alpha else []
+        parts += ["aux"] if self.has_aux else []
         if self.scaled:  # s<A's: t|m|x><B's: t|n|x> (x: none)
             parts += ["s" + "".join(m[0] if m else "x" for m in (self.scale_a, self.scale_b))]
         return "".join("_" + p for p in parts)
