@@ -156,3 +156,25 @@ def test_broadcast_strides_direct():
     assert broadcast_strides((1,), (1,), (4, 5, 6), "x") == (0, 0, 0)
     with pytest.raises(ValueError, match="x must broadcast"):
         broadcast_strides((7,), (1,), (4, 6), "x")
+
+
+def test_pre_activation_out_rules():
+    aux = Fake((100, 48), address=1 << 28)
+    e = _check(activation="relu", pre_activation_out=aux)
+    assert e.fused and e.config_fields["has_aux"] and e.aux is aux and e.aux_strides == (48, 1)
+    # any strides whose elements are distinct: column-major, padded rows, a batch of transposes; extent-1 modes -> 0
+    assert _check(pre_activation_out=Fake((100, 48), stride=(1, 100))).aux_strides == (1, 100)
+    assert _check(pre_activation_out=Fake((100, 48), stride=(49, 1))).aux_strides == (49, 1)
+    a3, b3 = Fake((3, 100, 64)), Fake((3, 64, 48))
+    assert _check(a=a3, b=b3, pre_activation_out=Fake((3, 100, 48), stride=(4800, 1, 100))).aux_strides == \
+        (4800, 1, 100)
+    assert _check(a=Fake((1, 64)), pre_activation_out=Fake((1, 48), stride=(7, 1))).aux_strides == (0, 1)
+    for bad, match in (
+        (Fake((100, 48), stride=(1, 50)), "elements overlap"),  # columns 50 apart, 100 rows
+        (Fake((3, 100, 48), stride=(100, 48, 1)), "elements overlap"),
+        (Fake((100, 1)), "must have out's shape"),  # no broadcasting: it is an output
+    ):
+        with pytest.raises(ValueError, match=match):
+            _check(a=a3 if bad.dim() == 3 else A, b=b3 if bad.dim() == 3 else B, pre_activation_out=bad)
+    with pytest.raises(ValueError, match="not supported with activation='swiglu'"):
+        _check(b=Fake((64, 32)), activation="swiglu", pre_activation_out=Fake((100, 16)))

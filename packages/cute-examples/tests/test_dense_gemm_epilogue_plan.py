@@ -27,7 +27,7 @@ def fakes(monkeypatch, tmp_path):
     from cute_runtime.params import ParamBuffer, ParamLayout
 
     launches, configs = [], []
-    kinds = {"bias_ptr": "u64", "input_ptr": "u64", "alpha": "f32", "beta": "f32"}
+    kinds = {"bias_ptr": "u64", "input_ptr": "u64", "alpha": "f32", "beta": "f32", "aux_ptr": "u64"}
 
     class FakeKernel:
         def __init__(self, fused):
@@ -72,7 +72,7 @@ def fakes(monkeypatch, tmp_path):
 
 def _fields(block, plan):
     offsets = dict(zip((p.name for p in plan.kernel.layout.params), plan.kernel.layout.offsets, strict=True))
-    fmt = {"bias_ptr": "<Q", "input_ptr": "<Q", "alpha": "<f", "beta": "<f"}
+    fmt = {"bias_ptr": "<Q", "input_ptr": "<Q", "alpha": "<f", "beta": "<f", "aux_ptr": "<Q"}
     return {n: struct.unpack_from(fmt.get(n, "<q"), block, offsets[n])[0] for n in FUSED_PARAMS}
 
 
@@ -186,3 +186,75 @@ def test_which_bias_is_staged():
     b63 = FakeCuda((128, 63))
     e = check_epilogue(a, b63, None, "float16", bias=FakeCuda((63,)))
     assert bias_length_to_stage(e, 256, 63) == (63, 64)  # odd N: the last column's pair stays inside
+
+
+def test_pre_activation_out_plan_and_its_hits(fakes):
+    cache, launches, configs = fakes
+    a, b = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 64), address=1 << 24)
+    c, bias = FakeCuda((2, 256, 64), address=1 << 26), FakeCuda((64,), address=1 << 28)
+    aux = FakeCuda((2, 256, 64), stride=(256 * 64, 1, 256), address=1 << 29)  # M-major per batch
+    assert launch_plan.gemm(a, b, c, bias=bias, activation="gelu", pre_activation_out=aux) is c
+    (plan,) = cache.table().values()
+    assert configs[-1].has_aux and configs[-1].name.endswith("_gelu_bn_aux")
+    got = _fields(launches[-1], plan)
+    assert (got["aux_ptr"], got["aux_stride_m"], got["aux_stride_n"], got["aux_stride_l"]) == (1 << 29, 1, 256, 16384)
+    # a hit re-points it; without it the call is another kernel
+    launch_plan.gemm(a, b, c, bias=bias, activation="gelu", pre_activation_out=aux.moved(1 << 20))
+    assert len(cache.table()) == 1 and _fields(launches[-1], plan)["aux_ptr"] == (1 << 29) + (1 << 20)
+    launch_plan.gemm(a, b, c, bias=bias, activation="gelu")
+    assert len(cache.table()) == 2 and not configs[-1].has_aux
+    assert _fields(launches[-1], list(cache.table().values())[-1])["aux_ptr"] == 0
+    # the identity's pre-activation is the output's value: a fused plan of its own
+    launch_plan.gemm(a, b, c, pre_activation_out=aux)
+    assert configs[-1].has_aux and configs[-1].activation == "identity"
+    # a mode of extent 1 gets stride 0 (its stride is never followed; the 2-element store test ignores it)
+    a1, c1 = FakeCuda((1, 128)), FakeCuda((1, 64), address=1 << 26)
+    launch_plan.gemm(a1, FakeCuda((128, 64), address=1 << 24), c1, activation="relu",
+                     pre_activation_out=FakeCuda((1, 64), stride=(3, 1), address=1 << 29))
+    assert _fields(launches[-1], list(cache.table().values())[-1])["aux_stride_m"] == 0
+
+
+def test_pre_activation_out_may_not_overlap_anything(fakes):
+    cache, launches, configs = fakes
+    a, b = FakeCuda((256, 128)), FakeCuda((128, 64), address=1 << 24)
+    c, bias = FakeCuda((256, 64), address=1 << 26), FakeCuda((64,), address=1 << 28)
+    inp = FakeCuda((256, 64), address=1 << 27)
+    for where, what in (((1 << 26) + 128, "out"), ((1 << 20) + 256, "a"), ((1 << 24) + 64, "b"),
+                        ((1 << 28) - 64, "bias"), ((1 << 27) + 4096, "input")):
+        with pytest.raises(ValueError, match=f"pre_activation_out overlaps {what};"):
+            launch_plan.gemm(a, b, c, bias=bias, input=inp, activation="relu",
+                             pre_activation_out=FakeCuda((256, 64), address=where))
+    n = len(launches)
+    launch_plan.gemm(a, b, c, bias=bias, input=inp, activation="relu",
+                     pre_activation_out=FakeCuda((256, 64), address=1 << 29))
+    assert len(launches) == n + 1
+
+
+def test_bad_pre_activation_out_fails_before_any_kernel(fakes):
+    cache, launches, configs = fakes
+    a, b, c = FakeCuda((256, 128)), FakeCuda((128, 64), address=1 << 24), FakeCuda((256, 64), address=1 << 26)
+    w = FakeCuda((128, 64), stride=(1, 128), address=1 << 24)
+    cases = [
+        (dict(pre_activation_out=FakeCuda((256, 63), address=1 << 29)), "pre_activation_out must have out's shape"),
+        (dict(pre_activation_out=FakeCuda((64,), address=1 << 29)), "pre_activation_out must have out's shape"),
+        (dict(pre_activation_out=FakeCuda((256, 64), dtype=torch.float32, address=1 << 29)),
+         r"pre_activation_out.dtype must be float16 \(C's dtype"),
+        (dict(pre_activation_out=FakeCuda((256, 64), stride=(0, 1), address=1 << 29)),
+         "pre_activation_out's elements overlap"),
+        (dict(pre_activation_out=FakeCuda((256, 64), stride=(32, 1), address=1 << 29)),
+         "pre_activation_out's elements overlap"),
+        (dict(pre_activation_out=FakeCuda((256, 64), address=1 << 29, device=1)), "pre_activation_out must be on"),
+        (dict(pre_activation_out=[0.0]), "pre_activation_out must be a torch.Tensor"),
+    ]
+    for kw, match in cases:
+        with pytest.raises((ValueError, TypeError), match=match):
+            launch_plan.gemm(a, b, c, activation="gelu", **kw)
+    with pytest.raises(ValueError, match="pre_activation_out is not supported with activation='swiglu'"):
+        launch_plan.gemm(a, w, FakeCuda((256, 32), address=1 << 26), activation="swiglu",
+                         pre_activation_out=FakeCuda((256, 32), address=1 << 29))
+    a8 = FakeCuda((256, 128), dtype=torch.float8_e4m3fn)
+    b8 = FakeCuda((128, 64), stride=(1, 128), dtype=torch.float8_e4m3fn, address=1 << 24)
+    with pytest.raises(ValueError, match="pre_activation_out needs a 16- or 32-bit C"):
+        launch_plan.gemm(a8, b8, FakeCuda((256, 64), dtype=torch.float8_e4m3fn, address=1 << 26),
+                         pre_activation_out=FakeCuda((256, 64), dtype=torch.float8_e4m3fn, address=1 << 29))
+    assert configs == [] and launches == [] and cache.table() == {}

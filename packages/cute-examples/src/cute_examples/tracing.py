@@ -20,6 +20,7 @@ GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
     ("alpha", "float", "1."),
     ("beta", "float?", "None"),
     ("activation", "str?", "None"),
+    ("pre_activation_out", "Tensor(c!)?", "None"),
     ("c_dtype", "ScalarType?", "None"),
     ("acc_dtype", "str", '"float32"'),
     ("tile_shape_mnk", "int[]?", "None"),

@@ -718,7 +718,9 @@ def gemm(
         if pre_activation_out is not None:
             raise ValueError("pre_activation_out is not traced (torch.compile): call gemm() eagerly")
         return _traced_gemm(a, b, out, stream, dict(
-            bias=bias, input=input, alpha=alpha, beta=beta, activation=activation, c_dtype=c_dtype,
+            bias=bias, input=input, alpha=alpha, beta=beta, activation=activation,
+            pre_activation_out=None,  # refused above: gemm() writes it eagerly only
+            c_dtype=c_dtype,
             acc_dtype=acc_dtype, tile_shape_mnk=tile_shape_mnk, cluster_shape_mn=cluster_shape_mn, variant=variant,
             scale_a=None, scale_b=None,  # the scales are in alpha
             out_scale=None, amax=None,  # an 8-bit C is refused above
