@@ -137,3 +137,16 @@ def test_cli_epilogue_flag_maps_to_the_config(capsys):
     with pytest.raises(SystemExit):
         parse_args(["--epilogue", "gelu", "--tune"])
     assert "--tune times plain GEMM configs" in capsys.readouterr().err
+
+
+def test_cli_pre_activation_flag(capsys):
+    from cute_examples.dense_gemm.__main__ import config_of, parse_args
+
+    cfg = config_of(parse_args(["--epilogue", "relu,bias_m,input", "--pre_activation"]))
+    assert (cfg.activation, cfg.bias, cfg.has_input, cfg.has_aux) == ("relu", "m", True, True)
+    assert not config_of(parse_args(["--epilogue", "relu"])).has_aux
+    for argv, msg in ((["--pre_activation"], "it needs --epilogue"),
+                      (["--epilogue", "swiglu", "--pre_activation"], "not supported with activation 'swiglu'")):
+        with pytest.raises(SystemExit) as exc:
+            parse_args(argv)
+        assert exc.value.code == 2 and msg in capsys.readouterr().err

@@ -27,7 +27,10 @@ activation (relu, gelu, gelu_tanh, silu, swiglu), `bias_n` / `bias_m` (a random 
 (a random (L, M, N) addend), `alpha=X`, `beta=X`; e.g. `--epilogue gelu,bias_n` or `--epilogue
 bias_m,input,alpha=0.5,beta=2`. With swiglu, N is B's (interleaved gate/up) width and C has N/2 columns.
 The check compares with torch float32 of the same function; --benchmark times it against eager torch
-(`act(torch.addmm(...))`, SwiGLU `silu(a @ wg) * (a @ wu)`).
+(`act(torch.addmm(...))`, SwiGLU `silu(a @ wg) * (a @ wu)`). `--pre_activation` (with --epilogue, not swiglu)
+also stores the pre-activation `alpha * A @ B + beta * input + bias` into a second (L, M, N) tensor of C's dtype
+(gemm()'s `pre_activation_out`), checked against torch float32 the same way (a second report line); eager torch
+materializes it anyway (`pre = torch.addmm(...); act(pre)`).
 """
 
 from __future__ import annotations
@@ -120,6 +123,7 @@ def parser() -> Parser:
     option(p, "--epilogue", type=epilogue_of, default=None, example="gelu,bias_n", metavar="LIST", shown="none",
            help="fused epilogue: an activation (relu, gelu, gelu_tanh, silu, swiglu), bias_n or bias_m, input, "
                 "alpha=X, beta=X")
+    switch(p, "--pre_activation", help="with --epilogue: also store the pre-activation (gemm()'s pre_activation_out)")
     return p
 
 
@@ -159,6 +163,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         config_of(args)
     except ValueError as e:
         p.error(str(e))
+    if args.pre_activation and args.epilogue is None:
+        p.error("--pre_activation stores the fused epilogue's pre-activation: it needs --epilogue")
     if args.epilogue is not None and args.tune:
         p.error("--tune times plain GEMM configs; leave out --epilogue")
     fp8_out = config_of(args).fp8_out
@@ -191,6 +197,7 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
         cluster_n=cn,
         mma_promotion_interval=args.mma_promotion_interval,
         **_epilogue_fields(getattr(args, "epilogue", None)),
+        has_aux=bool(getattr(args, "pre_activation", False)),
     ).with_variant(args.variant)
 
 
@@ -383,16 +390,27 @@ def _epilogue_operands(e: dict, cfg: GemmConfig, a: Any, b: Any, c: Any) -> tupl
     return c, bias, inp
 
 
-def _epilogue_reference(e: dict, a: Any, b: Any, bias: Any, inp: Any) -> Any:
-    """torch float32 of the fused function."""
-    from .activation import reference
-
+def _pre_activation_reference(e: dict, a: Any, b: Any, bias: Any, inp: Any) -> Any:
+    """torch float32 of the fused function's pre-activation alpha * a @ b + beta * input + bias."""
     x = e["alpha"] * (a.float() @ b.float())
     if inp is not None:
         x = x + (1.0 if e["beta"] is None else e["beta"]) * inp.float()
     if bias is not None:
         x = x + bias.float()
-    return reference(x, e["activation"] or "identity")
+    return x
+
+
+def _epilogue_reference(e: dict, a: Any, b: Any, bias: Any, inp: Any) -> Any:
+    """torch float32 of the fused function."""
+    from .activation import reference
+
+    return reference(_pre_activation_reference(e, a, b, bias, inp), e["activation"] or "identity")
+
+
+def _normwise(x: Any, ref: Any) -> float:
+    """||x - ref||_F / ||ref||_F (the difference's norm when ref is 0)."""
+    diff, scale = float((x.float() - ref).norm()), float(ref.norm())
+    return diff / scale if scale else diff
 
 
 def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props: Any, a: Any, b: Any, c: Any,
@@ -407,8 +425,10 @@ def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props:
 
     e = args.epilogue or epilogue_of("")
     c, bias, inp = _epilogue_operands(e, cfg, a, b, c)
+    # the pre-activation output: row-major (L, M, N), rows padded to 16 bytes, NaN-poisoned
+    aux = _matrix(*c.shape, True, c.dtype, c.device, "nan") if cfg.has_aux else None
     checked = check_epilogue(a, b, c, cfg.epilogue_dtype, bias=bias, input=inp, alpha=e["alpha"], beta=e["beta"],
-                             activation=e["activation"])
+                             activation=e["activation"], pre_activation_out=aux)
     problem = problem_of(a, b, c, checked.n_out)
     fused = _fused_values(checked, True)
     out_scale = 1.0 if args.out_scale is None else args.out_scale
@@ -428,10 +448,15 @@ def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props:
             print(f"amax: {float(amax):.6g} (reference max |D| {dmax:.6g}): {'PASS' if ok else 'FAIL'}")
             limit = torch.finfo(torch.float8_e4m3fn).max
             ref = (ref * out_scale).clamp(-limit, limit)
-        diff, scale = float((c.float() - ref).norm()), float(ref.norm())
-        err = diff / scale if scale else diff
+        err = _normwise(c, ref)
         ok = ok and err <= tol and bool(torch.isfinite(c.float()).all())
         print(f"reference check: normwise relative error {err:.3e} (tolerance {tol:.1e}): {'PASS' if ok else 'FAIL'}")
+        if aux is not None:
+            err = _normwise(aux, _pre_activation_reference(e, a, b, bias, inp))
+            aux_ok = err <= tol and bool(torch.isfinite(aux.float()).all())
+            print(f"pre-activation check: normwise relative error {err:.3e} (tolerance {tol:.1e}): "
+                  f"{'PASS' if aux_ok else 'FAIL'}")
+            ok = ok and aux_ok
         status = 0 if ok else 1
     if args.benchmark:
         m, n, k, l = args.mnkl
