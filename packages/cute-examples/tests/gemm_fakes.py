@@ -34,6 +34,9 @@ class FakeCuda:
     def dim(self):
         return len(self.shape)
 
+    def numel(self):
+        return self.shape.numel()
+
     def stride(self):
         return self._stride
 

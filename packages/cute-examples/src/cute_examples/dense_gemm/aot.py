@@ -12,7 +12,8 @@ tests compare the two); `bench_configs()` is every config the benchmark rows and
 the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe), and the model
 suite's (`bench_models.model_configs`); the fused epilogue's GPU test calls and benchmark rows add theirs
 (`epilogue_cases`), split-K / stream-K theirs (`split_k_cases.split_sweep_configs`: every tile the choice may
-decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`).
+decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`), and the
+torch.ops and FP8 GPU tests' gemm() calls what gemm() loads for them (`gpu_calls.gpu_call_configs`).
 """
 
 from __future__ import annotations
@@ -131,8 +132,11 @@ def aot_configs() -> list[GemmConfig]:
     from .bench_fp8 import fp8_bench_configs
 
     fp8 = fp8_configs() + fp8_gpu_configs() + fp8_bench_configs(BENCH_NUM_SMS)  # FP8 tests and bench rows
+    from .gpu_calls import gpu_call_configs
+
+    calls = gpu_call_configs(BENCH_NUM_SMS)  # what gemm() loads for the torch.ops and FP8 GPU tests' calls
     for cfg in (dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split
-                + fp8):
+                + fp8 + calls):
         seen.setdefault(cfg.name, cfg)
         # gemm() stages an M-major C whose M ends inside a 16-byte chunk through an N-major scratch buffer
         staged = dataclasses.replace(cfg, c_major="n")

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 
+from .gemm_call import GemmCall
 from .spec import FP8_DTYPES, GemmConfig
 
-__all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "SCALE_MODES", "fp8_configs", "fp8_gpu_configs",
-           "fp8_out_configs", "scaled_configs"]
+__all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "REFERENCE_SCALES", "SCALE_MODES", "accuracy_calls",
+           "allow_copy_call", "device_scale_calls", "fp8_call", "fp8_configs", "fp8_gpu_calls", "fp8_gpu_configs",
+           "fp8_out_configs", "reference_calls", "scaled_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
 # (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
@@ -79,3 +81,43 @@ def fp8_gpu_configs() -> list[GemmConfig]:
                 x = dataclasses.replace(c, has_alpha=alpha)
                 out.setdefault(x.name, x)
     return list(out.values())
+
+
+# the reference test's scales: none, and Python floats (folded into alpha: the fused kernel)
+REFERENCE_SCALES = ((None, None), (0.5, 3.0))
+
+
+def fp8_call(cfg: GemmConfig, shape: tuple[int, int, int, int], scales: tuple = (None, None)) -> GemmCall:
+    """The gemm() call of the FP8 GPU tests for cfg on (M, N, K, L): K-major a and b, C of cfg's dtype, cfg's tile,
+    cluster, variant and promotion interval; `scales` floats or device-scale modes (`GemmCall`)."""
+    m, n, k, l = shape
+    return GemmCall((m, n, k), batch=l if l > 1 else 0, a_dtype=cfg.a_dtype, b_dtype=cfg.b_dtype, b_major="k",
+                    c_dtype=cfg.c_dtype, scale_a=scales[0], scale_b=scales[1],
+                    tile=(cfg.tile_m, cfg.tile_n, cfg.tile_k), cluster=(cfg.cluster_m, cfg.cluster_n),
+                    variant=cfg.variant, promotion=cfg.mma_promotion_interval)
+
+
+def reference_calls() -> list[GemmCall]:
+    """The reference test's calls: every `fp8_configs` entry on every `FP8_GPU_SHAPES` shape, unscaled and scaled."""
+    return [fp8_call(c, s, sc) for c in fp8_configs() for s in FP8_GPU_SHAPES for sc in REFERENCE_SCALES]
+
+
+def accuracy_calls() -> list[GemmCall]:
+    """The two-level accumulation test's calls: `ACCURACY_CONFIGS` (without, with promotion) on `ACCURACY_SHAPE`."""
+    return [fp8_call(c, ACCURACY_SHAPE) for c in ACCURACY_CONFIGS]
+
+
+def device_scale_calls() -> list[GemmCall]:
+    """The device-scale test's calls: every `scaled_configs` entry (its scale modes) on the first two shapes."""
+    return [fp8_call(c, s, (c.scale_a, c.scale_b)) for c in scaled_configs() for s in FP8_GPU_SHAPES[:2]]
+
+
+def allow_copy_call() -> GemmCall:
+    """allow_copy's test: an M-major a and N-major b of `fp8_configs()[0]`, copied K-major (the call gemm() runs)."""
+    cfg = fp8_configs()[0]
+    return dataclasses.replace(fp8_call(cfg, (300, 200, 256, 1)), c_dtype=None)
+
+
+def fp8_gpu_calls() -> list[GemmCall]:
+    """Every gemm() call of the FP8 GPU tests (reference, accuracy, device scales, allow_copy)."""
+    return reference_calls() + accuracy_calls() + device_scale_calls() + [allow_copy_call()]
