@@ -198,3 +198,17 @@ def test_cli_compiles_an_8_bit_c_without_a_gpu(capsys):
     text = capsys.readouterr().out
     assert "kernel: dense_gemm_e4m3_f32_e4m3_kkn_128x128x128_c1x1_s6_p1s2_sxx" in text
     assert "spill" in text and "no GPU" in text
+
+
+def test_empty_k_store_saturates_and_sets_amax():
+    """K = 0 (no launch): the epilogue's D in torch, stored as satfinite(D * out_scale), amax = max |D|."""
+    from cute_examples.dense_gemm.launch_plan import _fp8_store
+
+    d = torch.tensor([[0.0, -1.5, 300.0], [float("nan"), 2.0, -1000.0]])
+    amax = torch.full((1,), -1.0)
+    got = _fp8_store(torch, d[:1], 2.0, amax)
+    assert got.dtype == E4M3 and got.float().tolist() == [[0.0, -3.0, 448.0]] and amax.tolist() == [300.0]
+    got = _fp8_store(torch, d, None, amax)
+    assert got.float()[1, 1:].tolist() == [2.0, -448.0] and bool(torch.isnan(got.float()[1, 0]))
+    assert bool(torch.isnan(amax).all())
+    assert _fp8_store(torch, d[:0], 1.0, amax).numel() == 0 and amax.tolist() == [0.0]
