@@ -198,6 +198,8 @@ def bench_epilogue_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
             p = bench_problem(t, k, n)
             out.append(choose_config(p, num_sms=sms))
             out += [choose_epilogue_config(p, {"activation": a, "bias": "n"}, num_sms=sms) for a in BENCH_ACTIVATIONS]
+            # the row that also stores the pre-activation (bench_epilogue.AUX_ROW)
+            out.append(choose_epilogue_config(p, {"activation": "gelu", "bias": "n", "has_aux": True}, num_sms=sms))
         for t, k, n in SWIGLU_SHAPES:
             p = bench_problem(t, k, n)
             out.append(choose_config(p, num_sms=sms))
