@@ -236,3 +236,22 @@ def test_empty_k_gives_the_epilogue_of_zero():
     bias = torch.randn(16, device="cuda", dtype=torch.float16)
     out = gemm(a, b, bias=bias, activation="gelu")
     torch.testing.assert_close(out, torch.nn.functional.gelu(bias.float()).expand(5, 16).half())
+    pre = torch.full((5, 16), float("nan"), device="cuda", dtype=torch.float16)
+    out = gemm(a, b, bias=bias, activation="gelu", pre_activation_out=pre)
+    torch.testing.assert_close(pre, bias.expand(5, 16))  # the pre-activation of acc = 0
+    torch.testing.assert_close(out, torch.nn.functional.gelu(bias.float()).expand(5, 16).half())
+
+
+@requires_sm90
+def test_pre_activation_out_refused_before_any_write():
+    """An overlapping pre_activation_out is a ValueError and nothing is written (out keeps its NaN)."""
+    from cute_examples.dense_gemm import gemm
+
+    a = torch.randn(300, 1024, device="cuda", dtype=torch.float16)
+    b = torch.randn(272, 1024, device="cuda", dtype=torch.float16).t()  # GPU case gelu_bias_aux_f16's geometry
+    bias = torch.randn(272, device="cuda", dtype=torch.float16)
+    out = torch.full((300, 272), float("nan"), device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="pre_activation_out overlaps out"):
+        gemm(a, b, out, bias=bias, activation="gelu", pre_activation_out=out)
+    torch.cuda.synchronize()
+    assert bool(torch.isnan(out).all())

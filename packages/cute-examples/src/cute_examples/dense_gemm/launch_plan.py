@@ -350,8 +350,7 @@ class GemmPlan:
         scales: tuple = (None, None), outs: tuple = (None, None),
     ) -> Any:
         """Run the plan on these tensors (of the plan's key; `epi`: bias, input, alpha, beta, activation,
-        pre_activation_out; `outs`: an
-        8-bit C's out_scale and amax, checked by gemm()); returns out."""
+        pre_activation_out; `outs`: an 8-bit C's out_scale and amax, checked by gemm()); returns out."""
         torch = self._torch
         if out is None:
             out = torch.empty(self.out_storage, dtype=self.c_torch, device=a.device)[..., : self.out_shape[-1]]
