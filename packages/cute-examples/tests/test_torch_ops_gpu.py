@@ -1,15 +1,19 @@
 """torch.ops.cute.* on an sm_90 GPU: torch.compile(fullgraph=True) of the public calls runs our kernels and
-matches eager; torch.library.opcheck of every op; a CUDA graph of both ops replays on new input values."""
+matches eager; torch.library.opcheck of every op; a CUDA graph of both ops replays on new input values.
+
+The gemm() calls and shapes are `cute_examples.torch_ops_cases`' (the AOT catalogue lists their kernels;
+`test_dense_gemm_gpu_calls` checks it on CPU)."""
 
 from __future__ import annotations
 
 import pytest
+from cute_examples.torch_ops_cases import ADD_SHAPE, GRAPH_CALL, MODEL_CALLS, OPCHECK_CALLS, PADDED_CALLS, SHAPE
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
 
 
-def _operands(m: int = 300, n: int = 272, k: int = 1024, batch: int = 0, dtype: object = None) -> tuple:
+def _operands(m: int = SHAPE[0], n: int = SHAPE[1], k: int = SHAPE[2], batch: int = 0, dtype: object = None) -> tuple:
     """A and B of multiples of 1/4 in [-1/2, 1/2] (exact products and sums in float32), bias and an addend."""
     dt = dtype or torch.float16
     lead = (batch,) if batch else ()
@@ -24,10 +28,11 @@ def _model(a: object, b: object, bias: object, y: object) -> object:
     from cute_examples.dense_gemm import gemm
     from cute_examples.elementwise_add import elementwise_add
 
-    h = gemm(a, b, bias=bias, activation="relu")  # the fused epilogue
+    fused, into_out = MODEL_CALLS
+    h = gemm(a, b, **fused.keywords(bias=bias))  # the fused epilogue (bias, ReLU)
     z = elementwise_add(h, y)
     out = torch.empty_like(z)
-    gemm(a, b, out=out)
+    gemm(a, b, out=out, **into_out.keywords())
     return elementwise_add(z, out, out=out)
 
 
@@ -70,24 +75,27 @@ def test_compile_padded_output_and_dynamic_shapes() -> None:
         return gemm(a, b)
 
     compiled = torch.compile(f, fullgraph=True, dynamic=True)
-    for m in (64, 100, 129):
-        a, b, _, _ = _operands(m, 1001, 64)
+    for call in PADDED_CALLS:
+        a, b, _, _ = _operands(*call.mnk)
         got, want = compiled(a, b), gemm(a, b)
         assert got.stride() == want.stride() == (1008, 1)
         assert torch.equal(got, want)
 
 
+def _gemm_sample(call: object) -> tuple[object, tuple, dict]:
+    """(cute::gemm or cute::gemm_out, args, kwargs) of a GemmCall."""
+    a, b, bias, y = _operands(*call.mnk, batch=call.batch)
+    kwargs = call.keywords(bias=bias, input=y)
+    if not call.out:
+        return torch.ops.cute.gemm.default, (a, b), kwargs
+    out = torch.empty(call.shapes()["out"], device="cuda", dtype=getattr(torch, call.c_name))
+    return torch.ops.cute.gemm_out.default, (a, b, out), kwargs
+
+
 def _opcheck_samples() -> list[tuple[object, tuple, dict]]:
-    a, b, bias, y = _operands(128, 256, 64)
-    a3, b3, _, y3 = _operands(64, 1001, 72, batch=2)
-    x, row = torch.randn(33, 65, device="cuda"), torch.randn(65, device="cuda")
-    return [
-        (torch.ops.cute.gemm.default, (a, b), {}),
-        (torch.ops.cute.gemm.default, (a3, b3), {"c_dtype": torch.float32}),
-        (torch.ops.cute.gemm.default, (a, b), {"bias": bias, "activation": "relu"}),
-        (torch.ops.cute.gemm.default, (a, b), {"input": y, "alpha": 0.5, "beta": 2.0}),
-        (torch.ops.cute.gemm_out.default, (a, b, torch.empty_like(y)), {}),
-        (torch.ops.cute.gemm_out.default, (a3, b3, torch.empty(2, 64, 1001, device="cuda", dtype=a3.dtype)), {}),
+    _, _, _, y = _operands(*OPCHECK_CALLS[0].mnk)
+    x, row = torch.randn(*ADD_SHAPE, device="cuda"), torch.randn(ADD_SHAPE[1], device="cuda")
+    return [_gemm_sample(call) for call in OPCHECK_CALLS] + [
         (torch.ops.cute.elementwise_add.default, (x, row), {}),
         (torch.ops.cute.elementwise_add.default, (y, y), {}),
         (torch.ops.cute.elementwise_add_out.default, (x, row, torch.empty_like(x)), {}),
@@ -115,7 +123,7 @@ def test_cuda_graph_replays_on_new_inputs() -> None:
     out = torch.empty_like(y)
 
     def step() -> object:
-        h = torch.ops.cute.gemm(a, b, bias=bias)  # the operator (what a compiled graph calls)
+        h = torch.ops.cute.gemm(a, b, **GRAPH_CALL.keywords(bias=bias))  # the operator (what a compiled graph calls)
         elementwise_add(h, y, out=out)  # the public call
         return h
 
@@ -148,7 +156,7 @@ def test_compile_reduce_overhead_replays_on_new_inputs() -> None:
     torch._dynamo.reset()
 
     def f(a: object, b: object, bias: object, y: object) -> object:
-        return elementwise_add(gemm(a, b, bias=bias, activation="relu"), y)
+        return elementwise_add(gemm(a, b, **MODEL_CALLS[0].keywords(bias=bias)), y)
 
     compiled = torch.compile(f, mode="reduce-overhead", fullgraph=True)
     args = _operands()

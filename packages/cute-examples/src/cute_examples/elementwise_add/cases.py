@@ -1,4 +1,5 @@
-"""The calls the add's GPU tests, the main job's checks, the benchmark and the CLI make, as data (one list).
+"""The calls the add's GPU tests, the main job's checks, the benchmark, the CLI and the torch.ops GPU tests make,
+as data (one list).
 
 The catalogue specializes `add_kernel` for each case from `Placeholder`s (no GPU), so that an AOT bundle serves
 every one of them on a host without cute-ir; the GPU tests build the same tensors with `Operand.make`. An
@@ -123,4 +124,9 @@ def cases() -> list[Case]:
         for label, shape in BENCH_SIZES.items():
             out.append(_contiguous(f"bench {label}", dtype, shape))
         out.append(_contiguous("bench host cost", dtype, (32, 32)))
+    from ..torch_ops_cases import ADD_SHAPE, SHAPE  # the torch.ops GPU tests' adds: float32 x + row, float16 dense
+
+    m, n = ADD_SHAPE
+    out.append(Case("torch.ops x + row", Float32.canonical, Operand((m, n)), Operand((m, n), (0, 1)), Operand((m, n))))
+    out.append(_contiguous("torch.ops h + y", "float16", SHAPE[:2]))
     return out
