@@ -10,7 +10,7 @@ B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
     python -m cute_examples.dense_gemm.configs --sample 30   # a seeded sample of 30
 
 The full sweep (`sweep_configs()`) adds every fused-epilogue kind on a representative set of tiles
-(`epilogue_cases.kind_configs()`: 10 kinds x 3 tiles, not the cross product with all 1,728). It
+(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 1,728). It
 compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) and prints
 `N of M configs compiled, S with spills`; the exit status is 1 unless every config compiled without spills.
 """
