@@ -1,16 +1,16 @@
-"""The FP8 GEMM on an sm_90 GPU (configs in the AOT bundle: `fp8_cases.fp8_gpu_configs`): against the float64
-matmul of the dequantized 8-bit inputs times the scales; every (A, B) pair, C dtype, tile and cluster of
-`fp8_configs`, partial tiles, batches, Python-float scales; and the K-major rule."""
+"""The FP8 GEMM on an sm_90 GPU: against the float64 matmul of the dequantized 8-bit inputs times the scales;
+every (A, B) pair, C dtype, tile and cluster of `fp8_configs`, partial tiles, batches, Python-float and device
+scales; and the K-major rule. The calls are `fp8_cases`' (`reference_calls`, `accuracy_calls`, `device_scale_calls`,
+`allow_copy_call`): the AOT catalogue lists their kernels, `test_dense_gemm_gpu_calls` checks it on CPU."""
 
 from __future__ import annotations
 
 import pytest
 from cute_examples.dense_gemm.fp8_cases import (
-    ACCURACY_CONFIGS,
-    ACCURACY_SHAPE,
-    FP8_GPU_SHAPES,
-    fp8_configs,
-    scaled_configs,
+    accuracy_calls,
+    allow_copy_call,
+    device_scale_calls,
+    reference_calls,
 )
 from cute_runtime.testing import requires_sm90
 
@@ -26,40 +26,38 @@ def _fp8(shape, dtype, scale=1.0):
     return (torch.randn(shape, device="cuda") * scale).to(dtype)
 
 
-def _operands(cfg, m, n, k, l):
-    ad, bd = (getattr(torch, d) for d in (cfg.a_dtype, cfg.b_dtype))
-    lead = (l,) if l > 1 else ()
-    a = _fp8((*lead, m, k), ad)  # K-major (row-major) A
-    b = _fp8((*lead, n, k), bd).transpose(-1, -2)  # K-major B: (K, N) with K contiguous
+def _operands(call):
+    """A (.., M, K) row-major and B (.., K, N) K-major (the transpose of a row-major (.., N, K)) of the call."""
+    shapes = call.shapes()
+    a = _fp8(shapes["a"], getattr(torch, call.a_dtype))
+    b = _fp8(shapes["b"], getattr(torch, call.b_dtype)).transpose(-1, -2)
     return a, b
+
+
+def _label(call):
+    m, n, k = call.mnk
+    scales = "unscaled" if call.scale_a is None else f"s{call.scale_a}x{call.scale_b}"
+    return f"{call.a_dtype[8:]}x{call.b_dtype[8:]}-{call.c_name}-{call.tile}-{call.cluster}-{call.variant}-" \
+           f"pi{call.promotion}-{m}x{n}x{k}x{call.batch or 1}-{scales}"
 
 
 def _reference(a, b, sa=1.0, sb=1.0):
     return torch.matmul(a.double(), b.double()) * (sa * sb)
 
 
-_CFGS = fp8_configs()
-
-
 @requires_sm90
-@pytest.mark.parametrize("shape", FP8_GPU_SHAPES, ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("cfg", _CFGS, ids=lambda c: c.name)
-@pytest.mark.parametrize("scales", [None, (0.5, 3.0)], ids=["unscaled", "scaled"])
-def test_fp8_gemm_matches_the_dequantized_reference(cfg, shape, scales):
+@pytest.mark.parametrize("call", reference_calls(), ids=_label)
+def test_fp8_gemm_matches_the_dequantized_reference(call):
     from cute_examples.dense_gemm import gemm
 
-    m, n, k, l = shape
-    a, b = _operands(cfg, m, n, k, l)
-    sa, sb = scales or (None, None)
-    out = gemm(a, b, c_dtype=getattr(torch, cfg.c_dtype), scale_a=sa, scale_b=sb,
-               tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k), cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n),
-               variant=cfg.variant, mma_promotion_interval=cfg.mma_promotion_interval)
+    a, b = _operands(call)
+    out = gemm(a, b, **call.keywords())
     torch.cuda.synchronize()
-    ref = _reference(a, b, sa or 1.0, sb or 1.0)
+    ref = _reference(a, b, call.scale_a or 1.0, call.scale_b or 1.0)
     got = out.double()
     assert bool(torch.isfinite(got).all())
     err = float((got - ref).norm() / ref.norm())
-    assert err <= TOLERANCE[cfg.c_dtype], f"{cfg.name} {shape}: error {err:.3e}"
+    assert err <= TOLERANCE[call.c_name], f"{_label(call)}: error {err:.3e}"
 
 
 @requires_sm90
@@ -83,60 +81,54 @@ MIN_PROMOTION_GAIN = 4.0
 def test_two_level_accumulation_is_more_accurate_at_large_k():
     from cute_examples.dense_gemm import gemm
 
-    m, n, k, _ = ACCURACY_SHAPE
+    calls = accuracy_calls()
+    m, n, k = calls[0].mnk
     gen = torch.Generator(device="cuda").manual_seed(16)
     a = torch.rand((m, k), device="cuda", generator=gen).to(torch.float8_e4m3fn)  # same sign: sums only grow
     b = torch.rand((n, k), device="cuda", generator=gen).to(torch.float8_e4m3fn).t()
     ref = _reference(a, b)
     errs = []
-    for cfg in ACCURACY_CONFIGS:
-        out = gemm(a, b, c_dtype=torch.float32, tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k),
-                   cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n), variant=cfg.variant,
-                   mma_promotion_interval=cfg.mma_promotion_interval)
+    for call in calls:
+        out = gemm(a, b, **call.keywords())
         torch.cuda.synchronize()
         errs.append(float((out.double() - ref).norm() / ref.norm()))
     plain, promoted = errs
     print(f"K={k} same-sign e4m3: normwise error without promotion {plain:.3e}, with promotion every "
-          f"{ACCURACY_CONFIGS[1].mma_promotion_interval} k-blocks {promoted:.3e}, ratio {plain / promoted:.2f}")
+          f"{calls[1].promotion} k-blocks {promoted:.3e}, ratio {plain / promoted:.2f}")
     assert plain >= MIN_PROMOTION_GAIN * promoted, (plain, promoted)
 
 
-_SCALED = scaled_configs()
-
-
 @requires_sm90
-@pytest.mark.parametrize("shape", FP8_GPU_SHAPES[:2], ids=lambda s: "x".join(map(str, s)))
-@pytest.mark.parametrize("cfg", _SCALED, ids=lambda c: c.name)
-def test_fp8_gemm_with_device_scales(cfg, shape):
+@pytest.mark.parametrize("call", device_scale_calls(), ids=_label)
+def test_fp8_gemm_with_device_scales(call):
     """Per-tensor and rowwise float32 device scales (torch._scaled_mm's), read by the kernel."""
     from cute_examples.dense_gemm import gemm
 
-    m, n, k, _ = shape
-    a, b = _operands(cfg, m, n, k, 1)
-    sa = torch.rand(() if cfg.scale_a == "tensor" else (m, 1), device="cuda") + 0.5
-    sb = torch.rand(() if cfg.scale_b == "tensor" else (1, n), device="cuda") + 0.5
-    out = gemm(a, b, c_dtype=getattr(torch, cfg.c_dtype), scale_a=sa, scale_b=sb,
-               tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k), cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n),
-               variant=cfg.variant, mma_promotion_interval=cfg.mma_promotion_interval)
+    _, n, k = call.mnk
+    a, b = _operands(call)
+    shapes = call.shapes()
+    sa = torch.rand(shapes["scale_a"], device="cuda") + 0.5
+    sb = torch.rand(shapes["scale_b"], device="cuda") + 0.5
+    out = gemm(a, b, **call.keywords(scale_a=sa, scale_b=sb))
     torch.cuda.synchronize()
     ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
     err = float((out.double() - ref).norm() / ref.norm())
-    assert err <= TOLERANCE[cfg.c_dtype], f"{cfg.name} {shape}: error {err:.3e}"
-    if cfg.scale_a == "tensor" and cfg.scale_b == "tensor" and n % 16 == 0 and k % 16 == 0:
+    assert err <= TOLERANCE[call.c_name], f"{_label(call)}: error {err:.3e}"
+    if call.scale_a == "tensor" and call.scale_b == "tensor" and n % 16 == 0 and k % 16 == 0:
         # same as torch._scaled_mm's accurate mode (which needs N and K multiples of 16), within C's rounding
         theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=out.dtype, use_fast_accum=False)
-        assert float((out.double() - theirs.double()).norm() / ref.norm()) <= 2 * TOLERANCE[cfg.c_dtype]
+        assert float((out.double() - theirs.double()).norm() / ref.norm()) <= 2 * TOLERANCE[call.c_name]
 
 
 @requires_sm90
 def test_fp8_allow_copy_transposes_on_the_device():
     from cute_examples.dense_gemm import gemm
 
-    cfg = fp8_configs()[0]
-    a = _fp8((300, 256), torch.float8_e4m3fn).t().contiguous().t()  # M-major
-    b = _fp8((256, 200), torch.float8_e4m3fn)  # N-major
-    out = gemm(a, b, allow_copy=True, tile_shape_mnk=(cfg.tile_m, cfg.tile_n, cfg.tile_k),
-               cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n), variant=cfg.variant)
+    call = allow_copy_call()  # the call gemm() runs once both operands are copied K-major
+    m, n, k = call.mnk
+    a = _fp8((m, k), getattr(torch, call.a_dtype)).t().contiguous().t()  # M-major
+    b = _fp8((k, n), getattr(torch, call.b_dtype))  # N-major
+    out = gemm(a, b, allow_copy=True, **call.keywords())
     torch.cuda.synchronize()
     ref = _reference(a, b)
-    assert float((out.double() - ref).norm() / ref.norm()) <= TOLERANCE[cfg.c_dtype]
+    assert float((out.double() - ref).norm() / ref.norm()) <= TOLERANCE[call.c_name]
