@@ -19,7 +19,7 @@ from cute_ir.tensor import make_tensor  # noqa: E402
 from cute_ir.values import Int, to_i64  # noqa: E402
 from cute_layout import Layout  # noqa: E402
 from mlir import ir, passmanager  # noqa: E402
-from mlir.dialects import func  # noqa: E402
+from mlir.dialects import arith, func  # noqa: E402
 from mlir.execution_engine import ExecutionEngine  # noqa: E402
 
 
@@ -126,3 +126,42 @@ def test_e4m3_conversion_warp_max_and_red_max():
     text = sass.disassemble(art.cubin)
     assert re.search(r"F2FP\.SATFINITE\.E4M3\.F32\.PACK_AB", text), text
     assert "RED.E.MAX" in text or "REDG.E.MAX" in text, text
+
+
+def _store_kernel(dtype: str, pairs: bool) -> KernelDef:
+    """y[t] = x[t] rounded to dtype for t < n (one predicated store per thread; pairs: y[2t], y[2t+1] = x[2t],
+    x[2t+1] as one store of twice the width)."""
+    elem = {"float16": ir.F16Type, "bfloat16": ir.BF16Type, "float32": ir.F32Type}[dtype]
+    size = 2 if dtype != "float32" else 4
+    kd = KernelDef(f"st_global_{dtype}_{int(pairs)}", [Param("x", "ptr", dtype="float32", align=8),
+                   Param("y", "ptr", dtype=dtype, align=2 * size), Param("n", "i32")], block=128, target="sm_90a")
+    with kd.body() as k:
+        t = k.thread_idx(0)
+        xs = make_tensor(k.arg("x"), Layout(256, 1), "float32")
+        y = Int(ir.Operation.create("llvm.ptrtoint", results=[ir.IntegerType.get_signless(64)],
+                                    operands=[k.arg("y")]).result)
+        if pairs:
+            raw = S.pack2(xs.load(2 * t), xs.load(2 * t + 1), elem.get())
+            S.st_global(y + to_i64(t) * (2 * size), raw, 2 * t + 1 < k.arg("n"))
+        else:
+            S.st_global(y + to_i64(t) * size, S.to_bits(xs.load(t), elem.get()), t < k.arg("n"))
+    return kd
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("pairs", [False, True])
+def test_st_global_is_one_predicated_store(dtype, pairs):
+    art = stages.compile(_store_kernel(dtype, pairs))
+    bits = (16 if dtype != "float32" else 32) * (2 if pairs else 1)
+    assert len(re.findall(rf"@%p\d+ st\.global\.b{bits} ", art.ptx)) == 1
+    assert len(re.findall(r"st\.global", art.ptx)) == 1
+    # rounded to nearest even (a pair may be one packed f16x2 / bf16x2 conversion)
+    t = {"float16": "f16", "bfloat16": "bf16", "float32": None}[dtype]
+    assert t is None or re.search(rf"cvt\.rn\.{t}(x2)?\.f32", art.ptx)
+    assert not re.search(r"cvt\.r[zmp]\.", art.ptx)
+    assert art.resources["spill_stores"] == 0
+
+
+def test_st_global_refuses_other_widths():
+    with ir.Context(), ir.Location.unknown(), pytest.raises(ValueError, match="raw must be an i16, i32 or i64"):
+        S.st_global(0, arith.constant(ir.IntegerType.get_signless(8), 1), True)

@@ -4,6 +4,7 @@
     y = S.fma(alpha, acc, S.f32(1.0))          # fma.rn.f32
     y = S.select(S.lt(x, S.f32(0.0)), a, b)    # setp + selp
     raw = S.ld_global(addr, pred, 32)          # 0 where pred is false, else the 32 bits at addr
+    S.st_global(addr, S.pack2(lo, hi, bf16), pred)   # two f32 rounded to bf16, one 32-bit store where pred
     bits = S.cvt_e4m3x2(lo, hi)                # two f32 -> two saturated e4m3 bytes (an i16)
     m = S.warp_max(x)                          # max over the 32 lanes (shfl.sync.bfly)
 
@@ -31,9 +32,12 @@ __all__ = [
     "lt",
     "maximum",
     "mul",
+    "pack2",
     "red_max_nonneg_f32",
     "select",
+    "st_global",
     "sub",
+    "to_bits",
     "to_f32",
     "unpack2",
     "warp_max",
@@ -107,6 +111,48 @@ def ld_global(address: object, pred: object, bits: int) -> ir.Value:
     addr = as_value(address, ir.IntegerType.get_signless(64))
     asm = f"{{ mov.{b} $0, 0; @$2 ld.global.{b} $0, [$1]; }}"
     return llvm.inline_asm(ir.IntegerType.get_signless(bits), [addr, as_value(pred)], asm, f"={reg},l,b")
+
+
+_ST = {16: ("h", "b16"), 32: ("r", "b32"), 64: ("l", "b64")}
+
+
+def st_global(address: object, raw: ir.Value, pred: object) -> None:
+    """A plain `st.global` of the integer raw (i16, i32 or i64) at the global i64 address (aligned to its size) where
+    pred (a Bool or i1) holds; nothing is written where it does not."""
+    bits = raw.type.width if isinstance(raw.type, ir.IntegerType) else None
+    if bits not in _ST:
+        raise ValueError(f"st_global: raw must be an i16, i32 or i64 value, got {raw.type}")
+    reg, b = _ST[bits]
+    addr = as_value(address, ir.IntegerType.get_signless(64))
+    llvm.inline_asm(None, [addr, raw, as_value(pred)], f"{{ @$2 st.global.{b} [$0], $1; }}", f"l,{reg},b,~{{memory}}",
+                    has_side_effects=True)
+
+
+def _width(elem: ir.Type) -> int:
+    if isinstance(elem, ir.F32Type):
+        return 32
+    if isinstance(elem, (ir.F16Type, ir.BF16Type)):
+        return 16
+    raise TypeError(f"elem must be f16, bf16 or f32, got {elem}")
+
+
+def to_bits(x: ir.Value, elem: ir.Type) -> ir.Value:
+    """The f32 value x rounded to nearest even to `elem` (f16, bf16 or f32), as an integer of its width (the inverse
+    of `as_float`)."""
+    width = _width(elem)
+    y = x if width == 32 else arith.truncf(elem, x)
+    return arith.bitcast(ir.IntegerType.get_signless(width), y)
+
+
+def pack2(lo: ir.Value, hi: ir.Value, elem: ir.Type) -> ir.Value:
+    """Two f32 values rounded to `elem` (f16, bf16 or f32) as one integer of twice its width, lo at the lower address
+    (the inverse of `unpack2`)."""
+    width = _width(elem)
+    pair = llvm.mlir_undef(ir.VectorType.get([2], elem))
+    for i, x in enumerate((lo, hi)):
+        y = x if width == 32 else arith.truncf(elem, x)
+        pair = llvm.insertelement(pair, y, arith.constant(ir.IntegerType.get_signless(32), i))
+    return llvm.bitcast(ir.IntegerType.get_signless(2 * width), pair)
 
 
 def as_float(raw: ir.Value, elem: ir.Type) -> ir.Value:

@@ -43,9 +43,8 @@ from typing import Any
 
 from cute_ir import scalar as S
 from cute_ir.dtypes import element_type
-from cute_ir.values import as_value, to_i64
+from cute_ir.values import to_i64
 from mlir import ir
-from mlir.dialects import arith, llvm
 
 from . import epilogue_math as em
 from .epilogue import swiglu_sources, value_coords
@@ -92,37 +91,6 @@ def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, 
 def _load_scale(address: Any, pred: Any) -> ir.Value:
     """A float32 scale at address (0 when not pred)."""
     return S.as_float(S.ld_global(address, pred, 32), ir.F32Type.get())
-
-
-_ST_REG = {16: ("h", "b16"), 32: ("r", "b32"), 64: ("l", "b64")}
-
-
-def _st_global(address: Any, raw: ir.Value, pred: Any, bits: int) -> None:
-    """`st.global` of the integer raw (16, 32 or 64 bits) at the global i64 address where pred holds."""
-    reg, b = _ST_REG[bits]
-    addr = as_value(address, ir.IntegerType.get_signless(64))
-    llvm.inline_asm(None, [addr, raw, as_value(pred)], f"{{ @$2 st.global.{b} [$0], $1; }}", f"l,{reg},b,~{{memory}}",
-                    has_side_effects=True)
-
-
-def _bits(x: ir.Value, elem: ir.Type) -> ir.Value:
-    """The f32 value x rounded (RN) to `elem` (f16, bf16 or f32), as an integer of its width."""
-    width = 32 if isinstance(elem, ir.F32Type) else 16
-    y = x if width == 32 else arith.truncf(elem, x)
-    return arith.bitcast(ir.IntegerType.get_signless(width), y)
-
-
-def _pack2(lo: ir.Value, hi: ir.Value, elem: ir.Type) -> ir.Value:
-    """Two f32 values rounded to `elem` as one integer of twice its width (lo at the lower address)."""
-    from cute_ir import hopper as H
-
-    if not isinstance(elem, ir.F32Type):
-        return H.pack_b16x2(lo, hi, elem)
-    i32 = ir.IntegerType.get_signless(32)
-    pair = llvm.mlir_undef(ir.VectorType.get([2], elem))
-    for i, x in enumerate((lo, hi)):
-        pair = llvm.insertelement(pair, x, arith.constant(i32, i))
-    return llvm.bitcast(ir.IntegerType.get_signless(64), pair)
 
 
 def row0_pred(m: Any) -> Any:
@@ -202,10 +170,9 @@ class FusedEpilogue:
         lo_in, hi_in = self.aux_cols_left > dcol, self.aux_cols_left > dcol + 1
         pair = self.aux_pair & row_ok & hi_in
         elem = element_type(self.cfg.c_dtype)
-        bits = 8 * self.esize
-        _st_global(address, _pack2(lo, hi, elem), pair, 2 * bits)
-        _st_global(address, _bits(lo, elem), row_ok & lo_in & ~pair, bits)
-        _st_global(address + self.aux_col_bytes, _bits(hi, elem), row_ok & hi_in & ~self.aux_pair, bits)
+        S.st_global(address, S.pack2(lo, hi, elem), pair)
+        S.st_global(address, S.to_bits(lo, elem), row_ok & lo_in & ~pair)
+        S.st_global(address + self.aux_col_bytes, S.to_bits(hi, elem), row_ok & hi_in & ~self.aux_pair)
 
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
