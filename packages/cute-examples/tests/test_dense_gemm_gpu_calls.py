@@ -74,11 +74,16 @@ def loads(monkeypatch, tmp_path):
     # build the plan (everything gemm() decides), launch nothing
     monkeypatch.setattr(launch_plan, "_get", lambda key, *args: (launch_plan._build(*args), lambda *a: None)[1])
 
-    def run(call, sm_count):
+    def load(a, b, out, kwargs, sm_count):
+        """The configs gemm(a, b, out, **kwargs) loads on fakes (run.load: for calls that are not GemmCalls)."""
         from cute_examples.dense_gemm import gemm
 
         props.sm_count = sm_count
         loaded.clear()
+        gemm(a, b, out, **kwargs)
+        return list(loaded)
+
+    def run(call, sm_count):
         shapes = call.shapes()
         c = getattr(torch, call.c_name)
         a = FakeCuda(shapes["a"], dtype=getattr(torch, call.a_dtype))
@@ -89,9 +94,9 @@ def loads(monkeypatch, tmp_path):
         tensors = {n: FakeCuda(shapes[n], dtype=c) for n in ("bias", "input")}
         tensors.update({n: FakeCuda(shapes[n], dtype=torch.float32) for n in ("scale_a", "scale_b") if n in shapes})
         out = FakeCuda(shapes["out"], dtype=c) if call.out else None
-        gemm(a, b, out, **call.keywords(**tensors))
-        return list(loaded)
+        return load(a, b, out, call.keywords(**tensors), sm_count)
 
+    run.load = load
     return run
 
 
