@@ -82,7 +82,7 @@ class EpilogueCase:
     the last three staged by gemm(); `input`: None, "full" (C's shape), "row" ((N,), broadcast along M), "col"
     ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them; `aux`: no pre_activation_out (None) or one
     of C's shape: "dense" (row-major), "col_major" (M contiguous) or "padded" (row-major with one element more per
-    row, so that its rows start at odd element offsets and it takes 1-element stores).
+    row: an even N gives rows at odd element offsets and 1-element stores, an odd N 2-element ones).
     """
 
     name: str
@@ -142,7 +142,8 @@ GPU_CASES = (
                  alpha=2.0, beta=0.5, aux="dense"),
     EpilogueCase("gelu_batched_input_aux_bf16", "bfloat16", "bfloat16", (300, 272, 512, 2), "gelu", "n", "full",
                  aux="padded"),
-    EpilogueCase("relu_odd_aux_f16", "float16", "float16", (127, 201, 72, 1), "relu", "n", "row", aux="dense"),
+    # odd N in rows of even length: 2-element stores but the last column's, which is a 1-element one
+    EpilogueCase("relu_odd_aux_f16", "float16", "float16", (127, 201, 72, 1), "relu", "n", "row", aux="padded"),
     EpilogueCase("gelu_m_major_aux_f32", "float16", "float32", (300, 272, 256, 1), "gelu", "n", c_major="m",
                  aux="col_major"),
 )
