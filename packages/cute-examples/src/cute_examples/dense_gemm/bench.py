@@ -25,9 +25,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option, switch
-from ..report import GPU_HOST_BENCH, no_gpu_ending
-from .bench_run import bench_config, bench_shape, geomean
+from ..cli import Parser, add_bundle_flag, make_parser, number, option, switch
+from .bench_run import bench_config, bench_shape, geomean, no_gpu_ends
 from .bench_run import operands as _operands
 from .bench_run import prepare_ours as _prepare_ours
 from .spec import AB_DTYPES, VARIANTS, runs_on
@@ -178,14 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Print the GEMM table (`--variant fast,base` compares speed options on the same tensors)."""
     args = parser().parse_args(argv)
     variants = list(args.variant)
-    import torch
-
-    apply_bundle_flag(args)
-    if not torch.cuda.is_available():
-        for line in no_gpu_ending("nothing (python -m cute_examples.dense_gemm compiles a GEMM without a GPU)",
-                                  "the GEMM benchmark", GPU_HOST_BENCH):
-            print(line)
+    if no_gpu_ends(args, "nothing (python -m cute_examples.dense_gemm compiles a GEMM without a GPU)",
+                   "the GEMM benchmark"):
         return 0
+    import torch
     print(f"device: {torch.cuda.get_device_name()}")
     if args.suite == "models":
         from .bench_models import model_rows

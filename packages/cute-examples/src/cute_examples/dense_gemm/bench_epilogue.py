@@ -30,8 +30,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
-from ..report import GPU_HOST_BENCH, no_gpu_ending
+from ..cli import Parser, add_bundle_flag, make_parser, number, option
+from .bench_run import no_gpu_ends
 from .epilogue_cases import BENCH_ACTIVATIONS, BENCH_DTYPE, MLP_SHAPES, SWIGLU_SHAPES
 from .spec import TOLERANCE, runs_on
 
@@ -211,14 +211,10 @@ def parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the fused-epilogue table."""
     args = parser().parse_args(argv)
-    import torch
-
-    apply_bundle_flag(args)
-    if not torch.cuda.is_available():
-        for line in no_gpu_ending("nothing (python -m cute_examples.dense_gemm --epilogue ... compiles one)",
-                                  "the fused-epilogue benchmark", GPU_HOST_BENCH):
-            print(line)
+    if no_gpu_ends(args, "nothing (python -m cute_examples.dense_gemm --epilogue ... compiles one)",
+                   "the fused-epilogue benchmark"):
         return 0
+    import torch
     print(f"device: {torch.cuda.get_device_name()}")
     for row in epilogue_rows(args.iterations, not args.no_compile):
         print(row)

@@ -20,9 +20,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
-from ..report import GPU_HOST_BENCH, no_gpu_ending
-from .bench_run import geomean
+from ..cli import Parser, add_bundle_flag, make_parser, number, option
+from .bench_run import geomean, no_gpu_ends
 from .spec import FP8_DTYPES, GemmConfig
 
 __all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows", "main"]
@@ -162,13 +161,8 @@ def parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; returns the exit status."""
-    from cute_runtime import gpu_available
-
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
-    apply_bundle_flag(args)
-    if not gpu_available():
-        for line in no_gpu_ending("nothing (the benchmark only runs on a GPU)", "every row", GPU_HOST_BENCH):
-            print(line)
+    if no_gpu_ends(args, "nothing (the benchmark only runs on a GPU)", "every row"):
         return 0
     for row in fp8_rows(args.iterations):
         print(row)

@@ -26,8 +26,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, number, option
-from ..report import GPU_HOST_BENCH, no_gpu_ending
+from ..cli import Parser, add_bundle_flag, make_parser, number, option
+from .bench_run import no_gpu_ends
 from .spec import AB_DTYPES
 
 __all__ = ["CALLS", "HOST_SHAPES", "ROTATION", "SPEED_SHAPES", "host_rows", "main", "op_rows", "speed_rows"]
@@ -251,14 +251,10 @@ def parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the host-cost rows and the small-GEMM speed rows."""
     args = parser().parse_args(argv)
-    import torch
-
-    apply_bundle_flag(args)
-    if not torch.cuda.is_available():
-        for line in no_gpu_ending("nothing (python -m cute_examples.dense_gemm compiles a GEMM without a GPU)",
-                                  "the GEMM host benchmark", GPU_HOST_BENCH):
-            print(line)
+    if no_gpu_ends(args, "nothing (python -m cute_examples.dense_gemm compiles a GEMM without a GPU)",
+                   "the GEMM host benchmark"):
         return 0
+    import torch
     print(f"device: {torch.cuda.get_device_name()}")
     for row in host_rows(args.iterations) + op_rows(args.iterations) + speed_rows(args.iterations):
         print(row)

@@ -2,7 +2,8 @@
 
 `bench_shape`/`bench_config`: K-major A and B (A (M,K) row-major, B = (N,K)^T: F.linear's operands), C n-major
 in the input dtype, and `choose_config`'s pick; `operands` makes them on the GPU (C filled with NaN);
-`prepare_ours` checks a data-parallel launch of a config against a reference and returns the launch.
+`prepare_ours` checks a data-parallel launch of a config against a reference and returns the launch;
+`no_gpu_ends` is the benchmark CLIs' opening (the --bundle flag, and the no-GPU ending where torch sees no GPU).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from cute_nvarch.target import SM90A
 from .choice import GemmShape
 from .spec import GemmConfig
 
-__all__ = ["bench_config", "bench_shape", "checked_launch", "geomean", "operands", "prepare_ours"]
+__all__ = ["bench_config", "bench_shape", "checked_launch", "geomean", "no_gpu_ends", "operands", "prepare_ours"]
 
 
 def bench_shape(mnkl: tuple[int, int, int, int], dtype: str) -> GemmShape:
@@ -45,6 +46,22 @@ def operands(mnkl: tuple[int, int, int, int], dtype: str) -> tuple[Any, Any, Any
     if l == 1:
         return a[0], b[0], c[0]
     return a, b, c
+
+
+def no_gpu_ends(args: Any, done: str, skipped: str) -> bool:
+    """Apply the CLI's --bundle flag; where torch sees no CUDA GPU, print the no-GPU ending (`done`, `skipped`, how
+    to run the benchmarks on a GPU host) and return True (the CLI then exits 0)."""
+    import torch
+
+    from ..cli import apply_bundle_flag
+    from ..report import GPU_HOST_BENCH, no_gpu_ending
+
+    apply_bundle_flag(args)
+    if torch.cuda.is_available():
+        return False
+    for line in no_gpu_ending(done, skipped, GPU_HOST_BENCH):
+        print(line)
+    return True
 
 
 def geomean(xs: list[float]) -> float:

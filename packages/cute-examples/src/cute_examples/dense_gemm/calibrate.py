@@ -24,8 +24,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli import Parser, add_bundle_flag, apply_bundle_flag, make_parser, switch
-from ..report import GPU_HOST_BENCH, no_gpu_ending
+from ..cli import Parser, add_bundle_flag, make_parser, switch
+from .bench_run import no_gpu_ends
 from .spec import GemmConfig
 
 __all__ = ["fit", "main", "parser"]
@@ -110,14 +110,9 @@ def parser() -> Parser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Fit the constants on this GPU; print them, and with --write store them."""
     args = parser().parse_args(argv)
-    import torch
-
-    apply_bundle_flag(args)
-    if not torch.cuda.is_available():
-        for line in no_gpu_ending("nothing (the calibration measures GEMM launches)", "the GEMM calibration",
-                                  GPU_HOST_BENCH):
-            print(line)
+    if no_gpu_ends(args, "nothing (the calibration measures GEMM launches)", "the GEMM calibration"):
         return 0
+    import torch
     from cute_runtime import device_properties
 
     from .k_choice import CALIBRATION_FILE, calibration
