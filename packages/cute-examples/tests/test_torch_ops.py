@@ -192,6 +192,23 @@ def test_stream_is_refused_while_tracing() -> None:
     del mode
 
 
+def test_pre_activation_out_is_refused_while_tracing() -> None:
+    """pre_activation_out is an eager-only output (its schema row is there, the traced call refuses it)."""
+    from cute_examples.dense_gemm import gemm
+
+    class Model(torch.nn.Module):
+        def forward(self, a: object, b: object, pre: object) -> object:
+            return gemm(a, b, activation="gelu", pre_activation_out=pre)
+
+    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+        args = (torch.empty(64, 32, device="cuda", dtype=torch.float16),
+                torch.empty(32, 48, device="cuda", dtype=torch.float16),
+                torch.empty(64, 48, device="cuda", dtype=torch.float16))
+        with pytest.raises(Exception, match="pre_activation_out is not traced"):
+            torch.export.export(Model(), args, strict=False)
+    del mode
+
+
 def test_eager_calls_do_not_route() -> None:
     """Outside tracing, the public functions keep their own host path (CPU tensors: their own errors)."""
     from cute_examples.dense_gemm import gemm
