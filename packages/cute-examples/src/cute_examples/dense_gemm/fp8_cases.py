@@ -70,10 +70,11 @@ def fp8_out_configs() -> list[GemmConfig]:
 
 
 def fp8_gpu_configs() -> list[GemmConfig]:
-    """What the FP8 GPU tests launch: every `fp8_configs` and `fp8_out_configs` entry (N-major C, as gemm() writes a
-    fresh out), without and with the run-time alpha that Python-float scales become."""
+    """What the 8-bit C GPU tests launch: every `fp8_out_configs` entry (N-major C, as gemm() writes a fresh out),
+    without and with the run-time alpha that Python-float scales become (the 8-bit input tests' calls are
+    `fp8_gpu_calls`, whose kernels `gpu_calls.gpu_call_configs` lists)."""
     out: dict[str, GemmConfig] = {}
-    for cfg in fp8_configs() + list(ACCURACY_CONFIGS) + scaled_configs() + fp8_out_configs():
+    for cfg in fp8_out_configs():
         for c in (cfg, dataclasses.replace(cfg, c_major="n")):
             # device scales of A/B or a fused activation: the tests pass no alpha (Python-float scales)
             plain = cfg.scale_a is None and cfg.scale_b is None and cfg.activation == "identity"
