@@ -19,8 +19,7 @@ pairs or f32 stores) is the plain epilogue's:
   it reads the input, at `aux_ptr + row*sm + col*sn + batch*sl` in C's dtype. Its two adjacent columns (value
   pair 2i, 2i+1) are one 2-element store when the tensor allows it (sn == 1, the base and sm, sl even in
   elements: checked once per work unit), else two 1-element stores; every store is predicated on its row and
-  column(s) lying inside the problem, so nothing is written outside the (M, N, L) tensor.
-
+  column(s) lying inside the problem, so nothing is written outside the (M, N, L) tensor;
 - an 8-bit C (`GemmConfig.fp8_out`): `e4m3_pair` turns two output values D into their E4M3 bytes
   `satfinite(D * out_scale)` (`cute_ir.scalar.cvt_e4m3x2`; out_scale the run-time factor times the device
   scalar at `out_scale_ptr` when that is not 0, loaded once per work unit) and keeps the thread's max |D|;
@@ -246,10 +245,13 @@ class FusedEpilogue:
                     out[4 * j + r] = em.swiglu(gate, up)
             return out
         for j in groups:
-            for v in range(4 * j, 4 * j + 4, 2):
+            if not cfg.has_aux:
+                for v in range(4 * j, 4 * j + 4):
+                    out[v] = em.activate(cfg.activation, self._pre(vals[v], v, col_bias))
+                continue
+            for v in range(4 * j, 4 * j + 4, 2):  # value pairs: adjacent columns of one row
                 pre = [self._pre(vals[v + e], v + e, col_bias) for e in (0, 1)]
-                if cfg.has_aux:
-                    self._store_aux(*pre, v)
+                self._store_aux(*pre, v)
                 for e in (0, 1):
                     out[v + e] = em.activate(cfg.activation, pre[e])
         return out
