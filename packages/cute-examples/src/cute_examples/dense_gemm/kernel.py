@@ -13,6 +13,16 @@ Structure (CUTLASS's SM90 TMA warp-specialized cooperative kernel, CuTeDSL's `de
   swizzle of `1 << swizzle_log` rows/columns for L2 reuse. CTAs of a cluster beyond the matrix load
   zeros (TMA out-of-bounds fill) and store nothing (TMA stores clip), so clusters need not divide the grid.
 
+Ping-pong (`GemmConfig.schedule` "pingpong", CUTLASS's KernelTmaWarpSpecializedPingpong): two consumer
+warpgroups each own whole CTA tiles; consumer warpgroup g takes the CTA's work units g, g + 2, ... while the
+producer still walks every unit in order (so the running stage/phase count `u * k_tiles + kt` holds and each
+stage is released by the one warpgroup that read it: `GemmConfig.mma_warpgroups` = 1 arrival per CTA). Each
+runs its tile's whole epilogue (its own staging buffers and named barrier 1 + g, buffer parity counted over its
+own units) while the other runs its mainloop. The math order barrier is two named barriers (3 + g): warpgroup g
+waits on its own before a unit's mainloop (except unit 0) and, once the unit's last wgmma is issued, arrives on
+the other's (when a next unit exists), so the mainloops alternate as the producer fills the stages. For now one
+64-row wgmma atom per k-block (tile_m 64; `spec.PINGPONG_TILE_M`).
+
 The kernel is a public-API JIT kernel (`@cute_runtime.kernel`): its compile-time argument is the
 `GemmConfig` (every field is part of the specialization), its run-time parameters the three TMA descriptors
 (`cute_runtime.TensorMap`, by value) and the i32 scalars m, n, k, l, raster_along_n (0 or 1) and swizzle_log
@@ -69,6 +79,9 @@ __all__ = [
 
 PARAMS = ("a_desc", "b_desc", "c_desc", "m", "n", "k", "l", "raster_along_n", "swizzle_log")
 _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is __syncthreads)
+# ping-pong's math order: consumer warpgroup g waits on named barrier 3 + g before its mainloop (ids 1, 2 are the
+# epilogues')
+_ORDER_BARRIER_BASE = 3
 _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
@@ -417,7 +430,8 @@ def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bo
     return acc, stage
 
 
-def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int, krange=None) -> Any:  # noqa: ANN001
+def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int, krange=None,  # noqa: ANN001
+              issued=None) -> Any:
     """One work unit's K loop of a consumer warpgroup; returns the finished accumulators (all groups waited).
 
     `krange` = (count, k_begin, k_end): the unit's K tiles and the running K-tile count at its start (split
@@ -425,7 +439,8 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
 
     K-tile 0 is peeled (its first K-block may use scale-d = 0). With k_pipe_mmas = 1 the group of K-tile kt
     stays in flight while K-tile kt+1's is issued: after committing kt+1, `wait_group 1` retires kt's group
-    and kt's stage is released; the last stage is released after the final `wait_group 0`.
+    and kt's stage is released; the last stage is released after the final `wait_group 0`. `issued()`, when
+    given, is emitted once every wgmma of the unit is issued (before that final wait: ping-pong's math order).
     """
     from cute_ir import hopper as H
     from cute_ir.control import for_
@@ -459,6 +474,8 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
         return [acc]
 
     (acc,) = for_(k_first + 1, k_end, 1, k_tile, init=[acc])
+    if issued is not None:
+        issued()
     if cfg.k_pipe_mmas > 0:
         H.wgmma_wait_group(0)
         _release(plan, pipe, pipe.stage_phase(it_of(k_end - 1))[0], tid_in_wg, sched)
@@ -542,7 +559,21 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         ))
         return [count + (wu.k_end - wu.k_begin)]
 
-    if split is None:
+    def pingpong_unit_body(u: Int) -> None:
+        # whole tiles, units g, g + 2, ...; the math order barrier: WG 0's mainloop, then WG 1's, alternating
+        wu = sched.work_unit(u)
+        if_(u != 0, lambda: H.named_barrier_sync(g + _ORDER_BARRIER_BASE, 256))
+
+        def issued() -> None:
+            if_(u + 1 < sched.num_units, lambda: H.named_barrier_arrive((1 - g) + _ORDER_BARRIER_BASE, 256))
+
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_addr, b_addr, issued=issued)
+        # the buffer parity counts this warpgroup's own units (u // 2)
+        _epilogue(plan, acc, g, u // 2, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue, slab=0)
+
+    if cfg.pingpong:
+        for_(g, sched.num_units, 2, pingpong_unit_body)
+    elif split is None:
         for_(0, sched.num_units, 1, unit_body)
     else:
         for_(0, sched.num_units, 1, split_unit_body, init=[_zero_i32()])
@@ -550,7 +581,8 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 
 
-def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue) -> None:  # noqa: ANN001
+def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue,  # noqa: ANN001
+              slab=None) -> None:
     """Accumulators -> C through the warpgroup's staging buffers, one 64 x epi_n chunk at a time.
 
     Chunk c of the unit goes through buffer `(unit * chunks + c) % epi_buffers`. Before a buffer is
@@ -571,14 +603,15 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     lane = tid_in_wg % 32
     barrier_id = g + _EPI_BARRIER_BASE
     c_elem = element_type(cfg.c_dtype)
-    row0 = tile_m * cfg.tile_m + g * 64
+    slab = g if slab is None else slab  # the tile's 64-row slab of this warpgroup: g, or 0 for ping-pong
+    row0 = tile_m * cfg.tile_m + slab * 64
     chunks = cfg.c_tile_n // cfg.epi_n
     fused = None
     if epilogue is not None:
         from .epilogue_fused import FusedEpilogue
 
         params, m, n = epilogue
-        fused = FusedEpilogue(cfg, params, m, n, g, warp_in_wg, lane, tile_m, tile_n, batch)
+        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_m, tile_n, batch)
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:

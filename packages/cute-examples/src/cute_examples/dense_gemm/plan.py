@@ -152,7 +152,7 @@ def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  #
     if which == "A":
         d = tiled.smem_desc_A(layout)
         mn_adv = d.mn_atom_advance if d.mn_atoms > 1 else 0
-        if cfg.num_consumer_warpgroups > 1:
+        if cfg.mma_warpgroups > 1:
             # the second consumer warpgroup's slice starts one M-atom (64 rows) further
             d1 = tiled.smem_desc_A(layout, 0, 128)
             mn_adv = d1.desc.start_address - d.desc.start_address
@@ -200,7 +200,7 @@ def _tiled_mma(cfg: GemmConfig) -> tuple[object, object]:
     atom = make_wgmma_atom(
         cfg.a_dtype, cfg.b_dtype, cfg.acc_dtype, cfg.tile_n, a_major, b_major
     )
-    return atom, make_tiled_mma(atom, (cfg.num_consumer_warpgroups, 1, 1))
+    return atom, make_tiled_mma(atom, (cfg.mma_warpgroups, 1, 1))
 
 
 @functools.lru_cache(maxsize=256)
@@ -220,11 +220,12 @@ def make_plan(cfg: GemmConfig) -> GemmPlan:
     a, b, epi = tma_boxes(cfg)
     # the config's allocator plan (its one owner; the launch size and the capacity check come from it)
     plan = cfg.smem_plan(stages).check(cfg.target)
-    # A is multicast along the cluster's rows, B along its columns: the pipeline block counts the releases
+    # A is multicast along the cluster's rows, B along its columns: the pipeline block counts the releases (of
+    # the warpgroups sharing a tile: one with ping-pong, whose warpgroups take every other unit)
     pipeline = PipelineSpec.for_groups(
         stages,
         cfg.a_stage_bytes + cfg.b_stage_bytes,
-        cfg.num_consumer_warpgroups,
+        cfg.mma_warpgroups,
         (cfg.cluster_m, cfg.cluster_n),
         cfg.release_scope,
     )

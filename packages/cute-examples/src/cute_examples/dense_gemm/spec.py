@@ -43,6 +43,13 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
 A config with any of them (`fused`) is the kernel `dense_gemm_fused`, whose run-time parameters add the
 bias/input addresses and strides and alpha/beta; without, the kernel is the plain one, unchanged.
 
+Schedule (`schedule`, `SCHEDULES`): "cooperative" (CUTLASS's KernelTmaWarpSpecializedCooperative: the consumer
+warpgroups split each CTA tile's rows, 64 each, and run the epilogue together) or "pingpong"
+(KernelTmaWarpSpecializedPingpong: two consumer warpgroups each own whole CTA tiles, taking the CTA's work units
+alternately, so that one's epilogue runs while the other's mainloop does; needs a data-parallel decomposition,
+tile_m * tile_n / 128 <= `MAX_PINGPONG_ACC` float32 accumulators per thread and no accumulator promotion; for now
+tile_m 64, one wgmma atom per k-block). "cooperative" is left out of the name.
+
 Two-level accumulation (`mma_promotion_interval`, CUTLASS's 2xAcc for FP8): every that many k-blocks (a multiple
 of the K-tile's `k_blocks`) the wgmma accumulator is added into a second float32 accumulator and restarted, so
 that the tensor cores' reduced-precision FP8 accumulation only ever sums a few K-tiles; 0 turns it off.
@@ -81,6 +88,7 @@ __all__ = [
     "GemmConfig",
     "NAME_LEGEND",
     "RELEASE_SCOPES",
+    "SCHEDULES",
     "SMEM_CAPACITY",
     "VARIANTS",
     "canonical_dtype",
@@ -116,6 +124,11 @@ MAX_INPUT_TILE_N = 128
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
 ACC_INITS = ("scale_d", "zero")
+SCHEDULES = ("cooperative", "pingpong")
+# a ping-pong consumer warpgroup holds a whole tile's accumulators: at most 128 float32 registers per thread
+MAX_PINGPONG_ACC = 128
+# the ping-pong tile rows supported so far: one 64-row wgmma atom per warpgroup and k-block
+PINGPONG_TILE_M = (64,)
 RELEASE_SCOPES = ("cta", "cluster")
 # named sets of the speed options: "fast" (the defaults), "cluster_release" ("fast" with the cluster-scope
 # stage release of the first kernels: the benchmark's control for that fence) and "base" (the first,
@@ -158,7 +171,8 @@ NAME_LEGEND = (
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
     "  [_aux = the pre-activation also stored (pre_activation_out)]",
     "  [_s<t|m|x><t|n|x> = device scales of A (per tensor|row|none) and B (per tensor|column|none)]",
-    "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>];",
+    "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>]",
+    "  [_pp = ping-pong schedule: two consumer warpgroups take whole tiles alternately];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
 
@@ -194,6 +208,7 @@ class GemmConfig:
     mma_promotion_interval: int = 0
     scale_a: str | None = None
     scale_b: str | None = None
+    schedule: str = "cooperative"
 
     def __post_init__(self) -> None:
         for f in ("a_dtype", "b_dtype"):
@@ -246,6 +261,7 @@ class GemmConfig:
             self._check_fp8_out()
         self._check_decomposition()
         self._check_promotion()
+        self._check_schedule()
         for f, modes in (("scale_a", SCALE_A_MODES), ("scale_b", SCALE_B_MODES)):
             if getattr(self, f) not in modes:
                 raise ValueError(f"{f} must be one of {modes}, got {getattr(self, f)!r}")
@@ -332,6 +348,38 @@ class GemmConfig:
             raise ValueError(f"mma_promotion_interval needs tile_n <= {MAX_PROMOTION_TILE_N} (two 64 x tile_n float32 "
                              f"accumulators per consumer warpgroup), got tile_n={self.tile_n}")
 
+    def _check_schedule(self) -> None:
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        if self.schedule == "cooperative":
+            return
+        if self.shares_k:
+            raise ValueError(f"schedule 'pingpong' needs decomposition 'data_parallel' (each warpgroup takes every "
+                             f"other unit; shared-K units' running counts and fix-up order span all units), got "
+                             f"{self.decomposition!r}")
+        acc = self.tile_m * self.tile_n // 128
+        if acc > MAX_PINGPONG_ACC:
+            raise ValueError(f"schedule 'pingpong' needs tile_m * tile_n / 128 <= {MAX_PINGPONG_ACC} accumulators per "
+                             f"thread (one warpgroup holds the whole tile), got tile {self.tile_m}x{self.tile_n} "
+                             f"({acc})")
+        if self.tile_m not in PINGPONG_TILE_M:
+            raise ValueError(f"schedule 'pingpong' supports tile_m in {PINGPONG_TILE_M} (one 64-row wgmma atom per "
+                             f"warpgroup), got tile_m={self.tile_m}")
+        if self.mma_promotion_interval:
+            raise ValueError("schedule 'pingpong' takes no mma_promotion_interval (two accumulators of a whole tile "
+                             "per warpgroup do not fit its registers)")
+
+    @property
+    def pingpong(self) -> bool:
+        """Whether two consumer warpgroups take whole tiles alternately (`schedule` "pingpong")."""
+        return self.schedule == "pingpong"
+
+    @property
+    def mma_warpgroups(self) -> int:
+        """Consumer warpgroups sharing one tile's MMAs (64 rows each) and releasing each stage: tile_m/64, or 1
+        for ping-pong."""
+        return 1 if self.pingpong else self.tile_m // 64
+
     @property
     def k_blocks(self) -> int:
         """wgmma K-blocks per K-tile (a wgmma reads 32 bytes of K: 16 16-bit or 32 8-bit elements)."""
@@ -386,8 +434,8 @@ class GemmConfig:
 
     @property
     def num_consumer_warpgroups(self) -> int:
-        """Consumer warpgroups (64 rows of the tile each)."""
-        return self.tile_m // 64
+        """Consumer warpgroups: tile_m/64 (64 rows of the tile each), or 2 for ping-pong (whole tiles each)."""
+        return 2 if self.pingpong else self.tile_m // 64
 
     @property
     def num_threads(self) -> int:
@@ -475,6 +523,7 @@ class GemmConfig:
             + self.epilogue_label
             + ("" if not self.shares_k else "_" + self.decomposition.replace("_", ""))
             + (f"_pi{self.mma_promotion_interval}" if self.mma_promotion_interval else "")
+            + ("_pp" if self.pingpong else "")
         )
 
     @property
