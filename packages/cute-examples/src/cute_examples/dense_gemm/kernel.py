@@ -20,8 +20,9 @@ stage is released by the one warpgroup that read it: `GemmConfig.mma_warpgroups`
 runs its tile's whole epilogue (its own staging buffers and named barrier 1 + g, buffer parity counted over its
 own units) while the other runs its mainloop. The math order barrier is two named barriers (3 + g): warpgroup g
 waits on its own before a unit's mainloop (except unit 0) and, once the unit's last wgmma is issued, arrives on
-the other's (when a next unit exists), so the mainloops alternate as the producer fills the stages. For now one
-64-row wgmma atom per k-block (tile_m 64; `spec.PINGPONG_TILE_M`).
+the other's (when a next unit exists), so the mainloops alternate as the producer fills the stages. A warpgroup
+issues tile_m / 64 wgmma atoms per k-block (`GemmConfig.atoms_m`, A advanced one M-atom per atom), carries that
+many accumulators and stores them slab by slab (64 rows each).
 
 The kernel is a public-API JIT kernel (`@cute_runtime.kernel`): its compile-time argument is the
 `GemmConfig` (every field is part of the specialization), its run-time parameters the three TMA descriptors
@@ -410,7 +411,8 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
 
 def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
     """Wait for the stage of the CTA's `it`-th K-tile, issue its wgmma chain and commit it; returns
-    (accumulator, stage)."""
+    (accumulator, stage). `acc` is a list of `cfg.atoms_m` accumulators (64-row slabs) when a warpgroup issues
+    several atoms per K-block (ping-pong, tile_m 128)."""
     from cute_ir import hopper as H
 
     cfg = plan.cfg
@@ -420,14 +422,17 @@ def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bo
     a_off = a_wg_addr + stage * cfg.a_stage_bytes
     b_off = b_addr + stage * cfg.b_stage_bytes
     H.wgmma_fence()
+    accs = list(acc) if cfg.atoms_m > 1 else [acc]
     for kb in range(cfg.tile_k // atom.shape_mnk[2]):
-        da = H.gmma_descriptor(a_off, plan.a.desc_lo, plan.a.desc_hi, kb * plan.a.k_block_bytes)
+        das = [H.gmma_descriptor(a_off + i * plan.a.mn_atom_bytes if i else a_off, plan.a.desc_lo, plan.a.desc_hi,
+                                 kb * plan.a.k_block_bytes) for i in range(len(accs))]
         db = H.gmma_descriptor(b_off, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
         # scale-d = 0 on the tile's first K-block: D = A*B, whatever the registers held
         scale_d_zero = first and kb == 0 and cfg.acc_init == "scale_d"
-        acc = H.wgmma_mma_async(atom, acc, da, db, accumulate=not scale_d_zero)
+        for i, da in enumerate(das):
+            accs[i] = H.wgmma_mma_async(atom, accs[i], da, db, accumulate=not scale_d_zero)
     H.wgmma_commit_group()
-    return acc, stage
+    return (accs if cfg.atoms_m > 1 else accs[0]), stage
 
 
 def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int, krange=None,  # noqa: ANN001
@@ -461,19 +466,25 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
     init = H.zero_accumulator(atom) if cfg.acc_init == "zero" else H.undef_accumulator(atom)
     if cfg.mma_promotion_interval:
         return _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init)
+    if cfg.atoms_m > 1:
+        init = [init] * cfg.atoms_m
     acc, stage0 = _mma_k_tile(plan, pipe, it_of(k_first), init, a_wg_addr, b_addr, first=True)
     if cfg.k_pipe_mmas == 0:
         H.wgmma_wait_group(0)
         _release(plan, pipe, stage0, tid_in_wg, sched)
-    def k_tile(kt: Int, acc: Any) -> list:
+    multi = cfg.atoms_m > 1  # several accumulators carried through the K loop
+
+    def k_tile(kt: Int, *carried: Any) -> list:
+        acc = list(carried) if multi else carried[0]
         acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_wg_addr, b_addr, first=False)
         H.wgmma_wait_group(cfg.k_pipe_mmas)
         # the stage whose reads have now retired: this K-tile's (no group in flight) or the previous one's
         done = stage if cfg.k_pipe_mmas == 0 else pipe.stage_phase(it_of(kt - 1))[0]
         _release(plan, pipe, done, tid_in_wg, sched)
-        return [acc]
+        return acc if multi else [acc]
 
-    (acc,) = for_(k_first + 1, k_end, 1, k_tile, init=[acc])
+    carried = for_(k_first + 1, k_end, 1, k_tile, init=acc if multi else [acc])
+    acc = list(carried) if multi else carried[0]
     if issued is not None:
         issued()
     if cfg.k_pipe_mmas > 0:
@@ -568,8 +579,11 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
             if_(u + 1 < sched.num_units, lambda: H.named_barrier_arrive((1 - g) + _ORDER_BARRIER_BASE, 256))
 
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_addr, b_addr, issued=issued)
-        # the buffer parity counts this warpgroup's own units (u // 2)
-        _epilogue(plan, acc, g, u // 2, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue, slab=0)
+        # the tile's 64-row slabs one after the other; the buffer parity counts this warpgroup's own slabs
+        accs = acc if cfg.atoms_m > 1 else [acc]
+        for s, acc_s in enumerate(accs):
+            _epilogue(plan, acc_s, g, (u // 2) * cfg.atoms_m + s if cfg.atoms_m > 1 else u // 2, tid_in_wg,
+                      warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue, slab=s)
 
     if cfg.pingpong:
         for_(g, sched.num_units, 2, pingpong_unit_body)

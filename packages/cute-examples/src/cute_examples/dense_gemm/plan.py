@@ -152,8 +152,8 @@ def _operand(cfg: GemmConfig, which: str, tiled, stages: int) -> OperandPlan:  #
     if which == "A":
         d = tiled.smem_desc_A(layout)
         mn_adv = d.mn_atom_advance if d.mn_atoms > 1 else 0
-        if cfg.mma_warpgroups > 1:
-            # the second consumer warpgroup's slice starts one M-atom (64 rows) further
+        if cfg.tile_m > 64:
+            # the second 64-row slice (consumer warpgroup, or ping-pong's second atom) starts one M-atom further
             d1 = tiled.smem_desc_A(layout, 0, 128)
             mn_adv = d1.desc.start_address - d.desc.start_address
     else:
@@ -194,13 +194,13 @@ def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
 
 
 def _tiled_mma(cfg: GemmConfig) -> tuple[object, object]:
-    """cute-nvarch's wgmma atom and TiledMma of `cfg` (one atom per consumer warpgroup along M)."""
+    """cute-nvarch's wgmma atom and TiledMma of `cfg` (one atom per 64 rows of the tile along M)."""
     a_major = "K" if cfg.a_major == "k" else "MN"
     b_major = "K" if cfg.b_major == "k" else "MN"
     atom = make_wgmma_atom(
         cfg.a_dtype, cfg.b_dtype, cfg.acc_dtype, cfg.tile_n, a_major, b_major
     )
-    return atom, make_tiled_mma(atom, (cfg.mma_warpgroups, 1, 1))
+    return atom, make_tiled_mma(atom, (cfg.tile_m // 64, 1, 1))
 
 
 @functools.lru_cache(maxsize=256)

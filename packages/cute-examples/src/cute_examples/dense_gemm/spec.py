@@ -47,8 +47,8 @@ Schedule (`schedule`, `SCHEDULES`): "cooperative" (CUTLASS's KernelTmaWarpSpecia
 warpgroups split each CTA tile's rows, 64 each, and run the epilogue together) or "pingpong"
 (KernelTmaWarpSpecializedPingpong: two consumer warpgroups each own whole CTA tiles, taking the CTA's work units
 alternately, so that one's epilogue runs while the other's mainloop does; needs a data-parallel decomposition,
-tile_m * tile_n / 128 <= `MAX_PINGPONG_ACC` float32 accumulators per thread and no accumulator promotion; for now
-tile_m 64, one wgmma atom per k-block). "cooperative" is left out of the name.
+tile_m * tile_n / 128 <= `MAX_PINGPONG_ACC` float32 accumulators per thread and no accumulator promotion; a
+warpgroup issues tile_m / 64 wgmma atoms per k-block, `atoms_m`). "cooperative" is left out of the name.
 
 Two-level accumulation (`mma_promotion_interval`, CUTLASS's 2xAcc for FP8): every that many k-blocks (a multiple
 of the K-tile's `k_blocks`) the wgmma accumulator is added into a second float32 accumulator and restarted, so
@@ -127,8 +127,8 @@ ACC_INITS = ("scale_d", "zero")
 SCHEDULES = ("cooperative", "pingpong")
 # a ping-pong consumer warpgroup holds a whole tile's accumulators: at most 128 float32 registers per thread
 MAX_PINGPONG_ACC = 128
-# the ping-pong tile rows supported so far: one 64-row wgmma atom per warpgroup and k-block
-PINGPONG_TILE_M = (64,)
+# the ping-pong tile rows: one or two 64-row wgmma atoms per warpgroup and k-block
+PINGPONG_TILE_M = (64, 128)
 RELEASE_SCOPES = ("cta", "cluster")
 # named sets of the speed options: "fast" (the defaults), "cluster_release" ("fast" with the cluster-scope
 # stage release of the first kernels: the benchmark's control for that fence) and "base" (the first,
@@ -373,6 +373,12 @@ class GemmConfig:
     def pingpong(self) -> bool:
         """Whether two consumer warpgroups take whole tiles alternately (`schedule` "pingpong")."""
         return self.schedule == "pingpong"
+
+    @property
+    def atoms_m(self) -> int:
+        """64-row wgmma atoms one consumer warpgroup issues per K-block (its accumulators): tile_m/64 for ping-pong,
+        else 1."""
+        return self.tile_m // 64 if self.pingpong else 1
 
     @property
     def mma_warpgroups(self) -> int:
