@@ -12,7 +12,8 @@ copies of the operands to defeat the L2 cache between timed calls. --variant pic
 ("fast": pipelined wgmma, scale-d 0 start, double-buffered epilogue; "base": the first, unpipelined kernel).
 --tune times the cost model's best few configurations (and tile orders) for the shape on the GPU, keeps the
 fastest in the tune cache (cute_examples.config.tune_cache_path(); gemm() then uses it for that shape) and
-runs the check and benchmark with it.
+runs the check and benchmark with it. --schedule pingpong builds CUTLASS's ping-pong consumer schedule (two
+consumer warpgroups take whole tiles alternately, one's epilogue overlapping the other's mainloop).
 
 8-bit inputs: `--a_dtype Float8E4M3FN --b_dtype Float8E5M2 --c_dtype BFloat16` (A and B K-major; the tile's K
 is 128 unless --tile_shape_mnk says otherwise); `--mma_promotion_interval 4` adds two-level accumulation. The
@@ -117,6 +118,9 @@ def parser() -> Parser:
     option(p, "--mma_promotion_interval", type=number(int, 0), default=0, example="4", metavar="N",
            help="two-level accumulation: add the wgmma accumulator into a second float32 one every N k-blocks "
                 "(a multiple of 4; 0: off; tile N <= 128)")
+    option(p, "--schedule", choices=spec.SCHEDULES, default="cooperative", example="pingpong",
+           help="consumer schedule: cooperative (warpgroups split a tile's rows) or pingpong (two warpgroups take "
+                "whole tiles alternately; tile M*N <= 16384, e.g. 64,256 or 128,128)")
     switch(p, "--tune", help="time candidate configs for this shape on the GPU and cache the fastest")
     option(p, "--out_scale", type=float, default=None, example="0.5", metavar="X", shown="1",
            help="an 8-bit C's factor: C = satfinite(D * X) as E4M3 (torch._scaled_mm's scale_result)")
@@ -165,6 +169,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error(str(e))
     if args.pre_activation and args.epilogue is None:
         p.error("--pre_activation stores the fused epilogue's pre-activation: it needs --epilogue")
+    if args.schedule != "cooperative" and args.tune:
+        p.error("--tune times its own candidates (both schedules); leave out --schedule")
     if args.epilogue is not None and args.tune:
         p.error("--tune times plain GEMM configs; leave out --epilogue")
     fp8_out = config_of(args).fp8_out
@@ -196,6 +202,7 @@ def config_of(args: argparse.Namespace) -> GemmConfig:
         cluster_m=cm,
         cluster_n=cn,
         mma_promotion_interval=args.mma_promotion_interval,
+        schedule=getattr(args, "schedule", "cooperative"),
         **_epilogue_fields(getattr(args, "epilogue", None)),
         has_aux=bool(getattr(args, "pre_activation", False)),
     ).with_variant(args.variant)

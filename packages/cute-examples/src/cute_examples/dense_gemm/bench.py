@@ -6,6 +6,9 @@
 
 `--suite models` runs the real-model shape suite instead (`bench_models`: Llama-3 8B/70B layers at 1..8192
 tokens, squares, odd and batched shapes, with the split-K / stream-K choice; rows print config and schedule).
+The "pingpong" variant is CUTLASS's ping-pong consumer schedule (`GemmConfig.with_schedule`): `--variant
+pingpong,fast` times it against the cooperative kernel on the same tensors; `--suite models --variant pingpong`
+runs the suite's data-parallel rows with it.
 
 For float16 and bfloat16 (float32 accumulation, C in the input dtype) at every `BENCH_SHAPES` entry: A is
 row-major (M, K), B is the transpose of a row-major (N, K) (both K-major: CUTLASS's "TN" GEMM), C row-major.
@@ -152,6 +155,7 @@ def parser() -> Parser:
         "python -m cute_examples.dense_gemm.bench",
         "python -m cute_examples.dense_gemm.bench --variant fast,base --iterations 50 --bundle build/aot",
         "python -m cute_examples.dense_gemm.bench --suite models --quick --bundle build/aot",
+        "python -m cute_examples.dense_gemm.bench --variant pingpong,fast",
     ])
     option(p, "--iterations", type=number(int, 1), default=30, example="50", metavar="N",
            help=f"timed calls per measurement (at least {MIN_ITERATIONS} are taken)")
@@ -185,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.suite == "models":
         from .bench_models import model_rows
 
-        model_rows(min(args.iterations, 20), args.quick, args.decomposition, log=lambda r: print(r, flush=True))
+        model_rows(min(args.iterations, 20), args.quick, args.decomposition, log=lambda r: print(r, flush=True),
+                   schedule=VARIANTS[variants[0]]["schedule"])
         return 0
     for row in gemm_rows(args.iterations, variants):
         print(row)

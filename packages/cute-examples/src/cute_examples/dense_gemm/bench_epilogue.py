@@ -1,7 +1,8 @@
 """The fused-epilogue benchmark: gemm() with bias + activation (and SwiGLU) against our plain GEMM of the same
 shape, eager torch and torch.compile, on the same tensors in one process.
 
-    python -m cute_examples.dense_gemm.bench_epilogue [--iterations 30] [--no-compile] [--bundle DIR]
+    python -m cute_examples.dense_gemm.bench_epilogue [--iterations 30] [--no-compile] [--schedule pingpong]
+                                                      [--bundle DIR]
 
 Rows (bfloat16, float32 accumulation, C bfloat16; A (T, K) row-major, weights (N, K) row-major as nn.Linear
 holds them, so B = W^T is K-major):
@@ -33,7 +34,7 @@ from typing import Any
 from ..cli import Parser, add_bundle_flag, make_parser, number, option
 from .bench_run import no_gpu_ends
 from .epilogue_cases import BENCH_ACTIVATIONS, BENCH_DTYPE, MLP_SHAPES, SWIGLU_SHAPES
-from .spec import TOLERANCE, runs_on
+from .spec import SCHEDULES, TOLERANCE, runs_on
 
 __all__ = ["eager_fn", "epilogue_rows", "main"]
 
@@ -98,8 +99,9 @@ def _row(label: str, fns: dict[str, Callable[[], Any] | None], flops: float, ite
             f"{eager:8.3f} {eager / fused:8.3f}x {comp_cells}  {err:8.1e}")
 
 
-def epilogue_rows(iterations: int, compile_torch: bool = True) -> list[str]:
-    """The benchmark's rows (see the module doc): ms and TFLOP/s of ours fused, ms of the others, ratios."""
+def epilogue_rows(iterations: int, compile_torch: bool = True, schedule: str = "cooperative") -> list[str]:
+    """The benchmark's rows (see the module doc): ms and TFLOP/s of ours fused, ms of the others, ratios; ours
+    (fused and plain) with `schedule` (ping-pong: gemm()'s variant "pingpong")."""
     import torch
     from cute_runtime import device_properties
 
@@ -117,20 +119,30 @@ def epilogue_rows(iterations: int, compile_torch: bool = True) -> list[str]:
         f"{'eager ms':>8} {'eager/ours':>9} {'compile ms':>9} {'comp/ours':>9}  {'rel.err':>8}",
     ]
     for t, k, n in MLP_SHAPES:
-        rows += _mlp_rows(t, k, n, td, tol, iterations, compile_torch)
+        rows += _mlp_rows(t, k, n, td, tol, iterations, compile_torch, schedule)
         torch.cuda.empty_cache()
     for t, k, n in SWIGLU_SHAPES:
-        rows.append(_swiglu_row(t, k, n, td, tol, iterations, compile_torch))
+        rows.append(_swiglu_row(t, k, n, td, tol, iterations, compile_torch, schedule))
         torch.cuda.empty_cache()
     rows += [f"torch.compile failed (its columns n/a): {e}" for e in sorted(_COMPILE_ERRORS)]
     return rows
 
 
-def _mlp_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, compile_torch: bool) -> list[str]:
+def _gemm(schedule: str) -> Callable[..., Any]:
+    """gemm() with the benchmark's schedule (the "pingpong" variant; cooperative: gemm()'s own pick)."""
+    from .launch_plan import gemm
+
+    if schedule == "cooperative":
+        return gemm
+    return lambda *args, **kw: gemm(*args, variant=schedule, **kw)
+
+
+def _mlp_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, compile_torch: bool,
+              schedule: str = "cooperative") -> list[str]:
     """One row per BENCH_ACTIVATIONS entry of the (T, K) x (K, N) + bias MLP projection."""
     import torch
 
-    from .launch_plan import gemm
+    gemm = _gemm(schedule)
 
     a = torch.randn(t, k, device="cuda", dtype=td)
     w = torch.randn(n, k, device="cuda", dtype=td) / math.sqrt(k)
@@ -163,12 +175,14 @@ def _mlp_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, comp
     return rows
 
 
-def _swiglu_row(t: int, k: int, n: int, td: Any, tol: float, iterations: int, compile_torch: bool) -> str:
+def _swiglu_row(t: int, k: int, n: int, td: Any, tol: float, iterations: int, compile_torch: bool,
+                schedule: str = "cooperative") -> str:
     """The SwiGLU row of (T, K) tokens through the (K, N) interleaved gate/up weight (C: (T, N/2))."""
     import torch
 
     from .activation import interleave_gate_up
-    from .launch_plan import gemm
+
+    gemm = _gemm(schedule)
 
     label = f"swiglu {t}x{k}->{n // 2}x2"
     try:
@@ -200,10 +214,13 @@ def parser() -> Parser:
     p = make_parser("python -m cute_examples.dense_gemm.bench_epilogue", (__doc__ or "").split("\n")[0], [
         "python -m cute_examples.dense_gemm.bench_epilogue",
         "python -m cute_examples.dense_gemm.bench_epilogue --iterations 50 --no-compile --bundle build/aot",
+        "python -m cute_examples.dense_gemm.bench_epilogue --schedule pingpong",
     ])
     option(p, "--iterations", type=number(int, 1), default=30, example="50", metavar="N",
            help=f"timed calls per measurement (at least {MIN_ITERATIONS} are taken)")
     p.add_argument("--no-compile", action="store_true", help="leave out the torch.compile column")
+    option(p, "--schedule", choices=SCHEDULES, default="cooperative", example="pingpong",
+           help="consumer schedule of ours, fused and plain (pingpong: gemm()'s variant 'pingpong')")
     add_bundle_flag(p)
     return p
 
@@ -216,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     import torch
     print(f"device: {torch.cuda.get_device_name()}")
-    for row in epilogue_rows(args.iterations, not args.no_compile):
+    for row in epilogue_rows(args.iterations, not args.no_compile, args.schedule):
         print(row)
     return 0
 

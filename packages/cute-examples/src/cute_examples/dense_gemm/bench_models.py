@@ -72,16 +72,18 @@ def suite(quick: bool = False) -> list[SuiteShape]:
     return out
 
 
-def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto") -> tuple[GemmConfig, Any]:
-    """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick, decomposed when `mode` is auto."""
+def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
+               schedule: str = "cooperative") -> tuple[GemmConfig, Any]:
+    """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick, decomposed when `mode` is auto;
+    ping-pong (`schedule`) rows are data-parallel."""
     from .bench_run import bench_config
     from .k_choice import KChoice, decomposed_config, estimate_us
 
     if mode not in DECOMPOSITION_MODES:
         raise ValueError(f"decomposition must be one of {DECOMPOSITION_MODES}, got {mode!r}")
     mnkl = (shape.m, shape.n, shape.k, shape.l)
-    dp = bench_config(mnkl, dtype, "fast", num_sms)
-    if mode == "data_parallel":
+    dp = bench_config(mnkl, dtype, "pingpong" if schedule == "pingpong" else "fast", num_sms)
+    if mode == "data_parallel" or dp.pingpong:
         return dp, KChoice("data_parallel", 1, estimate_us(shape, dp, num_sms, "data_parallel"))
     return decomposed_config(shape, dp, num_sms)
 
@@ -125,8 +127,9 @@ def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num
 
 
 def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
-               log: Callable[[str], None] | None = None) -> list[str]:
-    """The suite's rows and summary (each row is also passed to `log` as it is measured)."""
+               log: Callable[[str], None] | None = None, schedule: str = "cooperative") -> list[str]:
+    """The suite's rows and summary (each row is also passed to `log` as it is measured; configs with
+    `schedule`)."""
     import torch
     from cute_runtime import device_properties
 
@@ -141,7 +144,8 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
     num_sms, peak = props.sm_count, props.peak_dram_bandwidth
     emit = log or (lambda _row: None)
     rows = [
-        f"model suite ({'quick' if quick else 'full'}, decomposition {mode}): A (tokens, in) row-major, B = W.t() of a "
+        f"model suite ({'quick' if quick else 'full'}, decomposition {mode}, schedule {schedule}): A (tokens, in) "
+        "row-major, B = W.t() of a "
         f"contiguous (out, in) W, C (tokens, out); {num_sms} SMs, DRAM peak {peak / 1e9:.0f} GB/s; us = median of "
         f"alternating blocks; graph = inside a CUDA graph (rows under {GRAPH_BELOW_US:.0f} us)",
         f"{'dtype':8} {'shape':18} {'M x N x K (L)':24} {'ours us':>9} {'torch us':>9} {'ours TF':>8} {'ratio':>6} "
@@ -156,7 +160,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
             dims = f"{shape.m}x{shape.n}x{shape.k}" + (f" ({shape.l})" if shape.l > 1 else "")
             head = f"{dtype:8} {shape.label:18} {dims:24}"
             try:
-                cfg, choice = row_config(shape, dtype, num_sms, mode)
+                cfg, choice = row_config(shape, dtype, num_sms, mode, schedule)
                 a, b, c = operands(mnkl, dtype)
                 ref = torch.matmul(a, b)
                 ours, err, sched_label = _prepare(cfg, choice.splits, a, b, c, ref, num_sms)

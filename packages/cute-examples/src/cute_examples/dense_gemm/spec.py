@@ -8,7 +8,7 @@ K contiguous), C is M x N x L. `a_major` is "k" or "m", `b_major` "k" or "n", `c
 Roles: warpgroup 0 is the TMA producer, warpgroups 1..tile_m/64 are consumers, each owning 64 rows of
 the CTA tile (cooperative over M).
 
-Speed options (each selectable, so that one GPU run can compare them; `VARIANTS` names the two sets):
+Speed options (each selectable, so that one GPU run can compare them; `VARIANTS` names sets of them):
 - `k_pipe_mmas`: wgmma groups left in flight when a K-tile's group is committed (CUTLASS's K_PIPE_MMAS).
   1 waits with `wgmma.wait_group 1` and releases the *previous* K-tile's stage; 0 waits for every group
   (`wait_group 0`) before releasing its stage.
@@ -131,17 +131,23 @@ MAX_PINGPONG_ACC = 128
 PINGPONG_TILE_M = (64, 128)
 RELEASE_SCOPES = ("cta", "cluster")
 # named sets of the speed options: "fast" (the defaults), "cluster_release" ("fast" with the cluster-scope
-# stage release of the first kernels: the benchmark's control for that fence) and "base" (the first,
-# unpipelined kernel, with the CTA-scope release)
+# stage release of the first kernels: the benchmark's control for that fence), "base" (the first,
+# unpipelined kernel, with the CTA-scope release) and "pingpong" ("fast" with the ping-pong schedule)
 VARIANTS = {
-    "fast": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cta"},
+    "fast": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cta",
+             "schedule": "cooperative"},
     "cluster_release": {
         "k_pipe_mmas": 1,
         "acc_init": "scale_d",
         "epi_buffers": 2,
         "release_scope": "cluster",
+        "schedule": "cooperative",
     },
-    "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1, "release_scope": "cta"},
+    "base": {"k_pipe_mmas": 0, "acc_init": "zero", "epi_buffers": 1, "release_scope": "cta",
+             "schedule": "cooperative"},
+    # "fast" with the ping-pong schedule (`with_schedule`: a tile over its accumulator limit halves its M)
+    "pingpong": {"k_pipe_mmas": 1, "acc_init": "scale_d", "epi_buffers": 2, "release_scope": "cta",
+                 "schedule": "pingpong"},
 }
 
 
@@ -552,11 +558,24 @@ class GemmConfig:
                 return name
         return None
 
+    def with_schedule(self, schedule: str) -> GemmConfig:
+        """This config with `schedule`; for ping-pong a tile over `MAX_PINGPONG_ACC` accumulators per thread keeps
+        its N and halves its M (128x256 -> 64x256, stages re-derived)."""
+        if schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+        tile_m, stages = self.tile_m, self.stages
+        if schedule == "pingpong" and tile_m * self.tile_n // 128 > MAX_PINGPONG_ACC:
+            tile_m, stages = tile_m // 2, None
+        return replace(self, schedule=schedule, tile_m=tile_m, stages=stages)
+
     def with_variant(self, variant: str) -> GemmConfig:
-        """This config with the speed options of `VARIANTS[variant]` (stages re-derived when not fixed)."""
+        """This config with the speed options of `VARIANTS[variant]` (stages re-derived when not fixed; the schedule
+        through `with_schedule`)."""
         if variant not in VARIANTS:
             raise ValueError(f"variant must be one of {tuple(VARIANTS)}, got {variant!r}")
-        return replace(self, **VARIANTS[variant])
+        opts = dict(VARIANTS[variant])
+        schedule = opts.pop("schedule")
+        return replace(self, **opts).with_schedule(schedule)
 
 
 @functools.lru_cache(maxsize=4096)
