@@ -12,7 +12,8 @@ tests compare the two); `bench_configs()` is every config the benchmark rows and
 the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe), and the model
 suite's (`bench_models.model_configs`); the fused epilogue's GPU test calls and benchmark rows add theirs
 (`epilogue_cases`), split-K / stream-K theirs (`split_k_cases.split_sweep_configs`: every tile the choice may
-decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`), and the
+decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`), ping-pong
+theirs (`pingpong_cases.pingpong_configs`; the benchmark's "pingpong" variant is one of every variant), and the
 torch.ops and FP8 GPU tests' gemm() calls what gemm() loads for them (`gpu_calls.gpu_call_configs`).
 """
 
@@ -134,7 +135,10 @@ def aot_configs() -> list[GemmConfig]:
     fp8 = fp8_configs() + fp8_gpu_configs() + fp8_bench_configs(BENCH_NUM_SMS)  # FP8 tests and bench rows
     from .gpu_calls import gpu_call_configs
 
-    calls = gpu_call_configs(BENCH_NUM_SMS)  # what gemm() loads for the torch.ops and FP8 GPU tests' calls
+    calls = gpu_call_configs(BENCH_NUM_SMS)  # what gemm() loads for the torch.ops, FP8 and ping-pong GPU tests' calls
+    from .pingpong_cases import pingpong_configs
+
+    calls += pingpong_configs(BENCH_NUM_SMS)  # the ping-pong GPU tests' plain configs, its epilogue bench rows
     for cfg in (dtype_major_configs() + tile_cluster_configs() + variant_configs() + bench_configs() + fused + split
                 + fp8 + calls):
         seen.setdefault(cfg.name, cfg)

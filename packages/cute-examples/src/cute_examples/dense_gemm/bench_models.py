@@ -89,14 +89,15 @@ def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
 
 
 def model_configs() -> list[GemmConfig]:
-    """Every config the suite's rows run (both dtypes, both modes, `SUITE_NUM_SMS`)."""
+    """Every config the suite's rows run (both dtypes, both modes, `SUITE_NUM_SMS`; ping-pong's data-parallel rows)."""
     return [
         row_config(s, dtype, sms, mode)[0]
         for dtype in AB_DTYPES
         for s in suite()
         for sms in SUITE_NUM_SMS
         for mode in DECOMPOSITION_MODES
-    ]
+    ] + [row_config(s, dtype, sms, "data_parallel", "pingpong")[0]
+         for dtype in AB_DTYPES for s in suite() for sms in SUITE_NUM_SMS]
 
 
 def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float, str]:

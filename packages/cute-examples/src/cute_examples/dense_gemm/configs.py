@@ -10,7 +10,8 @@ B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
     python -m cute_examples.dense_gemm.configs --sample 30   # a seeded sample of 30
 
 The full sweep (`sweep_configs()`) adds every fused-epilogue kind on a representative set of tiles
-(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 1,728). It
+(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 1,728) and the ping-pong
+schedule's 5 tiles x 3 clusters, plain and with two epilogues (`pingpong_cases.sweep_configs()`, 45). It
 compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) and prints
 `N of M configs compiled, S with spills`; the exit status is 1 unless every config compiled without spills.
 """
@@ -81,11 +82,13 @@ def every_config() -> list[GemmConfig]:
 
 def sweep_configs() -> list[GemmConfig]:
     """What the full sweep compiles: `every_config()`, every epilogue kind on the representative tiles and the
-    representative split-K / stream-K configs (`split_k_cases.split_sweep_configs`)."""
+    representative split-K / stream-K configs (`split_k_cases.split_sweep_configs`) and the ping-pong tiles x
+    clusters, plain and with two epilogues (`pingpong_cases.sweep_configs`)."""
     from .epilogue_cases import kind_configs
+    from .pingpong_cases import sweep_configs as pingpong_sweep_configs
     from .split_k_cases import split_sweep_configs
 
-    return every_config() + kind_configs() + split_sweep_configs()
+    return every_config() + kind_configs() + split_sweep_configs() + pingpong_sweep_configs()
 
 
 def _a_split(cfg: GemmConfig) -> bool:

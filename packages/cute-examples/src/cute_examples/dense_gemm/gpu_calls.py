@@ -11,11 +11,13 @@ __all__ = ["gpu_call_configs", "gpu_calls"]
 
 
 def gpu_calls() -> list[GemmCall]:
-    """Every gemm() call the torch.ops and FP8 GPU tests make (`torch_ops_cases`, `fp8_cases.fp8_gpu_calls`)."""
+    """Every gemm() call the torch.ops, FP8 and ping-pong GPU tests make (`torch_ops_cases`, `fp8_cases.fp8_gpu_calls`,
+    `pingpong_cases.gpu_calls`)."""
     from ..torch_ops_cases import gemm_calls
     from .fp8_cases import fp8_gpu_calls
+    from .pingpong_cases import gpu_calls as pingpong_gpu_calls
 
-    return list(gemm_calls()) + fp8_gpu_calls()
+    return list(gemm_calls()) + fp8_gpu_calls() + pingpong_gpu_calls()
 
 
 def gpu_call_configs(num_sms: Sequence[int]) -> list[Any]:
