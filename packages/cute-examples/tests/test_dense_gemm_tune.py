@@ -58,6 +58,7 @@ def test_cluster_release_control_variant():
         "acc_init",
         "epi_buffers",
         "release_scope",
+        "schedule",
     }
 
 
