@@ -60,7 +60,7 @@ def gpu_calls() -> list[GemmCall]:
     return [
         GemmCall((1000, 1000, 1000), a_dtype="bfloat16", b_major="k", out=True, bias=True, activation="gelu",
                  tile=(128, 128, 64), cluster=(2, 1), variant=pp),
-        GemmCall((257, 390, 136), batch=3, b_major="k", out=True, bias=True, activation="gelu_tanh",
+        GemmCall((257, 392, 136), batch=3, b_major="k", out=True, bias=True, activation="gelu_tanh",
                  tile=(64, 256, 64), cluster=(1, 1), variant=pp),
         GemmCall((777, 2 * 312, 520), a_dtype="bfloat16", b_major="k", activation="swiglu",
                  tile=(128, 128, 64), cluster=(1, 2), variant=pp),
