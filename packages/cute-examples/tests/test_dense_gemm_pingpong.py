@@ -20,6 +20,7 @@ def _pp(**kw):
     ({"schedule": "pingpong2"}, "schedule must be one of"),
     ({"schedule": "pingpong", "tile_m": 128, "tile_n": 256}, "tile_m * tile_n / 128 <= 128"),
     ({"schedule": "pingpong", "tile_m": 64, "decomposition": "split_k"}, "needs decomposition 'data_parallel'"),
+    ({"schedule": "pingpong", "tile_m": 128, "tile_n": 128, "has_input": True}, "has_input with schedule 'pingpong'"),
     ({"schedule": "pingpong", "tile_m": 64, "decomposition": "stream_k"}, "needs decomposition 'data_parallel'"),
     ({"schedule": "pingpong", "tile_m": 64, "tile_n": 128, "a_dtype": "float8_e4m3fn", "b_dtype": "float8_e4m3fn",
       "c_dtype": "bfloat16", "mma_promotion_interval": 4}, "takes no mma_promotion_interval"),
@@ -53,6 +54,17 @@ def test_with_schedule_and_the_pingpong_variant():
     assert square.with_schedule("cooperative") == square
     with pytest.raises(ValueError, match="schedule must be one of"):
         square.with_schedule("serial")
+
+
+def test_pingpong_input_picks_a_64x128_tile():
+    from cute_examples.dense_gemm.epilogue_cases import bench_problem
+    from cute_examples.dense_gemm.host import choose_epilogue_config
+
+    p = bench_problem(2048, 4096, 16384)
+    cfg = choose_epilogue_config(p, {"has_input": True}, variant="pingpong")
+    assert cfg.pingpong and cfg.has_input and cfg.tile_m * cfg.tile_n <= 64 * 128
+    with pytest.raises(ValueError, match="input= with the ping-pong schedule"):
+        choose_epilogue_config(p, {"has_input": True}, tile_shape_mnk=(128, 128, 64), variant="pingpong")
 
 
 def test_pingpong_plan_releases_each_stage_once_per_cta():

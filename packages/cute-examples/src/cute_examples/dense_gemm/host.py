@@ -310,10 +310,15 @@ def choose_epilogue_config(
                              f"got tile_shape_mnk {tuple(tile_shape_mnk)}")
         tile = (cfg.tile_m, 2 * cfg.epi_n, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
-    if fields.get("has_input") and cfg.tile_n > MAX_INPUT_TILE_N:
+    # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
+    pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n > 64 * MAX_INPUT_TILE_N
+    if fields.get("has_input") and (cfg.tile_n > MAX_INPUT_TILE_N or pp_wide):
         if tile_shape_mnk is not None:
+            if pp_wide:
+                raise ValueError(f"input= with the ping-pong schedule needs a tile of at most 64 x {MAX_INPUT_TILE_N} "
+                                 f"elements, got tile_shape_mnk {tuple(tile_shape_mnk)}")
             raise ValueError(f"input= needs tile N <= {MAX_INPUT_TILE_N}, got tile_shape_mnk {tuple(tile_shape_mnk)}")
-        tile = (cfg.tile_m, MAX_INPUT_TILE_N, cfg.tile_k)
+        tile = (64 if pp_wide else cfg.tile_m, MAX_INPUT_TILE_N, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     return dataclasses.replace(cfg, **fields)
 

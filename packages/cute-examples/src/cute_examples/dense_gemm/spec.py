@@ -371,6 +371,10 @@ class GemmConfig:
         if self.tile_m not in PINGPONG_TILE_M:
             raise ValueError(f"schedule 'pingpong' supports tile_m in {PINGPONG_TILE_M} (one 64-row wgmma atom per "
                              f"warpgroup), got tile_m={self.tile_m}")
+        if self.has_input and acc > MAX_INPUT_TILE_N // 2:
+            raise ValueError(f"has_input with schedule 'pingpong' needs tile_m * tile_n / 128 <= "
+                             f"{MAX_INPUT_TILE_N // 2} accumulators per thread (the addend's loads spill next to "
+                             f"more), got tile {self.tile_m}x{self.tile_n} ({acc})")
         if self.mma_promotion_interval:
             raise ValueError("schedule 'pingpong' takes no mma_promotion_interval (two accumulators of a whole tile "
                              "per warpgroup do not fit its registers)")
