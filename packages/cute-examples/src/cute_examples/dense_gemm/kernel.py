@@ -20,7 +20,9 @@ stage is released by the one warpgroup that read it: `GemmConfig.mma_warpgroups`
 runs its tile's whole epilogue (its own staging buffers and named barrier 1 + g, buffer parity counted over its
 own units) while the other runs its mainloop. The math order barrier is two named barriers (3 + g): warpgroup g
 waits on its own before a unit's mainloop (except unit 0) and, once the unit's last wgmma is issued, arrives on
-the other's (when a next unit exists), so the mainloops alternate as the producer fills the stages. A warpgroup
+the other's (when a next unit exists), so the mainloops alternate as the producer fills the stages. It is also
+what keeps the full-barrier parity waits sound: a warpgroup starts unit u only after every fill of units < u has
+landed (the other warpgroup waited for them), so it never polls a stage more than one phase ahead. A warpgroup
 issues tile_m / 64 wgmma atoms per k-block (`GemmConfig.atoms_m`, A advanced one M-atom per atom), carries that
 many accumulators and stores them slab by slab (64 rows each).
 
