@@ -34,13 +34,13 @@ def test_pingpong_rules_name_the_field(kw, words):
 def test_pingpong_shape_of_the_cta():
     for tm, tn in ((64, 64), (64, 128), (64, 256), (128, 64), (128, 128)):
         cfg = _pp(tile_m=tm, tile_n=tn)
-        assert cfg.pingpong and cfg.name.endswith("_pp")
+        assert cfg.pingpong and "_p1s2P" in cfg.name
         assert (cfg.num_consumer_warpgroups, cfg.num_threads, cfg.mma_warpgroups, cfg.atoms_m) == (2, 384, 1, tm // 64)
         # the register split of three warpgroups (one producer, two consumers) fits the SM's 64 K registers
         assert 128 * (PRODUCER_REGS + 2 * CONSUMER_REGS) <= 65536
     coop = GemmConfig(tile_m=64)
     assert (coop.num_consumer_warpgroups, coop.num_threads, coop.mma_warpgroups, coop.atoms_m) == (1, 256, 1, 1)
-    assert not GemmConfig().name.endswith("_pp") and GemmConfig().schedule == "cooperative"
+    assert "P" not in GemmConfig().name and GemmConfig().schedule == "cooperative"
 
 
 def test_with_schedule_and_the_pingpong_variant():

@@ -48,7 +48,8 @@ warpgroups split each CTA tile's rows, 64 each, and run the epilogue together) o
 (KernelTmaWarpSpecializedPingpong: two consumer warpgroups each own whole CTA tiles, taking the CTA's work units
 alternately, so that one's epilogue runs while the other's mainloop does; needs a data-parallel decomposition,
 tile_m * tile_n / 128 <= `MAX_PINGPONG_ACC` float32 accumulators per thread and no accumulator promotion; a
-warpgroup issues tile_m / 64 wgmma atoms per k-block, `atoms_m`). "cooperative" is left out of the name.
+warpgroup issues tile_m / 64 wgmma atoms per k-block, `atoms_m`). The name marks ping-pong with a "P" after the
+speed options ("p1s2P"); "cooperative" is left out of it.
 
 Two-level accumulation (`mma_promotion_interval`, CUTLASS's 2xAcc for FP8): every that many k-blocks (a multiple
 of the K-tile's `k_blocks`) the wgmma accumulator is added into a second float32 accumulator and restarted, so
@@ -173,12 +174,11 @@ def canonical_dtype(dtype: object, what: str = "dtype", allowed: tuple[str, ...]
 NAME_LEGEND = (
     "dense_gemm_<A,B dtype (A then B when they differ)>_<acc dtype>_<C dtype>_<A,B,C majors>_<tile MxNxK>_",
     "  c<cluster MxN>_s<stages>_",
-    "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>",
+    "  p<k_pipe_mmas><acc_init: s = scale_d (scale-d 0 start), z = zero><epilogue C buffers>[P = ping-pong schedule]",
     "  [_rc = cluster-scope stage release][_<activation>][_bn|_bm = bias along N|M][_in = input][_al = alpha]",
     "  [_aux = the pre-activation also stored (pre_activation_out)]",
     "  [_s<t|m|x><t|n|x> = device scales of A (per tensor|row|none) and B (per tensor|column|none)]",
-    "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>]",
-    "  [_pp = ping-pong schedule: two consumer warpgroups take whole tiles alternately];",
+    "  [_splitk|_streamk = units share tiles' K loops][_pi<k-blocks between accumulator promotions>];",
     "  e.g. kkn = A, B K-major, C N-major; p1s2 = 1 wgmma group in flight, scale-d start, 2 C buffers",
 )
 
@@ -535,11 +535,11 @@ class GemmConfig:
             f"{self.a_major}{self.b_major}{self.c_major}_{self.tile_m}x{self.tile_n}x{self.tile_k}_"
             f"c{self.cluster_m}x{self.cluster_n}_s{self.num_stages}_"
             f"p{self.k_pipe_mmas}{self.acc_init[0]}{self.epi_buffers}"
+            + ("P" if self.pingpong else "")  # one letter: the longest fused names must fit the report's column
             + ("" if self.release_scope == "cta" else "_rc")
             + self.epilogue_label
             + ("" if not self.shares_k else "_" + self.decomposition.replace("_", ""))
             + (f"_pi{self.mma_promotion_interval}" if self.mma_promotion_interval else "")
-            + ("_pp" if self.pingpong else "")
         )
 
     @property
