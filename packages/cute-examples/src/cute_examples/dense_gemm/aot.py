@@ -114,7 +114,8 @@ def bench_configs() -> list[GemmConfig]:
         for mnkl in BENCH_SHAPES:
             for sms in BENCH_NUM_SMS:
                 for cfg in tune_candidates(bench_shape(mnkl, dtype), "float32", sms):
-                    out.extend(cfg.with_variant(v) for v in VARIANTS)
+                    # a ping-pong candidate runs as it is (the cooperative ones in every variant, "pingpong" too)
+                    out.extend([cfg] if cfg.pingpong else [cfg.with_variant(v) for v in VARIANTS])
     from .bench_models import model_configs
 
     return out + model_configs()  # the model suite's rows (bench --suite models)
