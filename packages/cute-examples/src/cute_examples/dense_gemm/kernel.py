@@ -619,7 +619,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     lane = tid_in_wg % 32
     barrier_id = g + _EPI_BARRIER_BASE
     c_elem = element_type(cfg.c_dtype)
-    slab = g if slab is None else slab  # the tile's 64-row slab of this warpgroup: g, or 0 for ping-pong
+    slab = g if slab is None else slab  # the tile's 64-row slab: warpgroup g's, or ping-pong's atom index
     row0 = tile_m * cfg.tile_m + slab * 64
     chunks = cfg.c_tile_n // cfg.epi_n
     fused = None
