@@ -34,7 +34,7 @@ __all__ = ["SCHEMAS", "gemm_schema"]
 
 def gemm_schema(name: str, out: bool) -> str:
     """The schema of cute::gemm (out=False: returns a new tensor) or cute::gemm_out (mutates out)."""
-    kwargs = ", ".join(f"{t} {n}={d}" for n, t, d in GEMM_KWARGS)
+    kwargs = ", ".join(f"{t} {n}={d}" for n, t, d in GEMM_KWARGS if t is not None)
     if out:
         return f"{name}(Tensor a, Tensor b, Tensor(a!) out, *, {kwargs}) -> ()"
     return f"{name}(Tensor a, Tensor b, *, {kwargs}) -> Tensor"

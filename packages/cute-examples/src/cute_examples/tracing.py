@@ -13,14 +13,16 @@ from typing import Any
 
 __all__ = ["GEMM_KWARGS", "compiling", "traced_add", "traced_gemm"]
 
-# gemm()'s keyword arguments in the cute::gemm / cute::gemm_out schemas: (name, schema type, default), in order
-GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
+# gemm()'s keyword arguments in the cute::gemm / cute::gemm_out schemas: (name, schema type, default), in order;
+# type None: an eager-only output that gemm() refuses while traced, kept out of the schemas (a mutable optional
+# argument makes inductor's functionalization wrap the op's result, which its lowering then cannot index)
+GEMM_KWARGS: tuple[tuple[str, str | None, str], ...] = (
     ("bias", "Tensor?", "None"),
     ("input", "Tensor?", "None"),
     ("alpha", "float", "1."),
     ("beta", "float?", "None"),
     ("activation", "str?", "None"),
-    ("pre_activation_out", "Tensor(c!)?", "None"),
+    ("pre_activation_out", None, "None"),
     ("c_dtype", "ScalarType?", "None"),
     ("acc_dtype", "str", '"float32"'),
     ("tile_shape_mnk", "int[]?", "None"),
@@ -29,11 +31,11 @@ GEMM_KWARGS: tuple[tuple[str, str, str], ...] = (
     ("scale_a", "float?", "None"),
     ("scale_b", "float?", "None"),
     ("out_scale", "float?", "None"),
-    ("amax", "Tensor(b!)?", "None"),
+    ("amax", None, "None"),
     ("mma_promotion_interval", "int", "0"),
     ("allow_copy", "bool", "False"),
 )
-_GEMM_NAMES = tuple(name for name, _, _ in GEMM_KWARGS)
+_GEMM_NAMES = tuple(name for name, t, _ in GEMM_KWARGS if t is not None)  # the schemas' keywords
 
 _is_compiling: Callable[[], bool] | None = None
 
