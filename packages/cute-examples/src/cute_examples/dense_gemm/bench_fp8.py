@@ -8,7 +8,7 @@ per shape, each alternating ours and theirs (`timing.interleaved_median_ms`): ou
 (`PROMOTION_INTERVAL` k-blocks) against `use_fast_accum=False`, ours without against `use_fast_accum=True`, and
 an E4M3 C (`satfinite(D * out_scale)`, ours also writing amax) against `_scaled_mm(..., out_dtype=float8_e4m3fn,
 scale_result=out_scale, use_fast_accum=False)`, both with promotion and the same float32 device out_scale
-(`OUT_SCALE`: about 1% of the values saturate). Each of ours is first checked against _scaled_mm's accurate
+(`OUT_SCALE`, 1: see its comment). Each of ours is first checked against _scaled_mm's accurate
 result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K and N multiples of 16, _scaled_mm's
 rule); the last rows are the geometric mean of each pairing. The configs are `choose_config`'s (tile N capped at
 128 with promotion, `host.with_promotion`; >= 128 for an E4M3 C), all in the AOT bundle (`fp8_bench_configs`).
@@ -29,7 +29,8 @@ __all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_r
 PROMOTION_INTERVAL = 4  # every K-tile (CUTLASS's and CuTeDSL's default)
 C_DTYPE = "bfloat16"
 TOLERANCE = 1.6e-2  # bfloat16 C's rounding
-OUT_SCALE = 2.0  # the E4M3 C rows' out_scale (|D| ~ 85 at K = 8192 with these scales: 448 is about 2.6 sigma)
+OUT_SCALE = 1.0  # the E4M3 C rows' out_scale: torch 2.11's _scaled_mm left its E4M3 output unscaled by a tensor-wide
+# scale_result on an H200 (a normwise difference of 1.0 from ours at 2.0), so both run unscaled
 
 
 def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
