@@ -27,8 +27,8 @@ def _operands(cfg, m, n, k, l):
 
 def _ulp_e4m3(x):
     """One E4M3 ulp at |x| (3 mantissa bits; subnormals below 2^-6 have ulp 2^-9)."""
-    mag = x.abs().clamp_min(2.0**-6)
-    return torch.exp2(torch.floor(torch.log2(mag)) - 3)
+    _, exponent = torch.frexp(x.abs().clamp_min(2.0**-6))  # exact (a CUDA log2 of 64 may floor to 5)
+    return torch.ldexp(torch.ones_like(x), exponent - 4)
 
 
 def _expected(d, out_scale):
