@@ -1,6 +1,10 @@
-"""CPU stand-ins for the GEMM host tests: a CUDA device and a CUDA tensor's metadata, without a GPU."""
+"""CPU stand-ins for the GEMM host tests: a CUDA device, a CUDA tensor's metadata, a GEMM kernel and the driver calls
+of a cached plan, without a GPU."""
 
 from __future__ import annotations
+
+import ctypes
+import struct
 
 import torch
 
@@ -46,3 +50,49 @@ class FakeCuda:
     def moved(self, by):
         """The same view `by` bytes further on (a rotated buffer)."""
         return FakeCuda(self.shape, self._stride, self.dtype, self._address + by, self.device.index)
+
+
+class GemmKernel:
+    """A GEMM Kernel stand-in for `cfg`: the run-time parameters its JIT entry declares; each launch calls
+    `record(grid, stream, packed parameter block)`."""
+
+    def __init__(self, cfg, record):
+        from cute_examples.dense_gemm.kernel import _kernel_fn
+        from cute_nvarch.params import Param
+        from cute_runtime.params import ParamLayout
+
+        self.layout = ParamLayout([Param(d.name, d.ann.kind) for d in _kernel_fn(cfg).decls if d.kind != "const"])
+        self._record = record
+
+    def prepare(self, *args):
+        from cute_runtime.params import ParamBuffer
+
+        buf = ParamBuffer(self.layout)
+        buf.write(self.layout.convert(args))
+        return buf
+
+    def bound_launch(self, grid, params):
+        return lambda stream: self._record(grid, stream, params.packed())
+
+
+class Driver:
+    """The driver calls a cached GEMM plan makes: cuTensorMapReplaceAddress writes the address into the map."""
+
+    class CUtensorMap:
+        def __init__(self, _ptr):  # the keyword cuda-bindings' CUtensorMap takes
+            self.ptr = _ptr
+
+    @staticmethod
+    def cuTensorMapReplaceAddress(tm, address):
+        ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
+        return (0,)
+
+
+_FORMATS = {"u64": "<Q", "i64": "<q", "i32": "<i", "f32": "<f"}
+
+
+def block_fields(block, layout, names):
+    """{name: value} of the parameters `names` in a packed parameter block of `layout`."""
+    offsets = dict(zip((p.name for p in layout.params), layout.offsets, strict=True))
+    kinds = {p.name: p.kind for p in layout.params}
+    return {n: struct.unpack_from(_FORMATS[kinds[n]], block, offsets[n])[0] for n in names}

@@ -4,16 +4,14 @@ separates what changes the kernel, and the plain call keeps its plain key."""
 
 from __future__ import annotations
 
-import ctypes
-import struct
 from types import SimpleNamespace
 
 import pytest
 import torch
 from cute_examples.dense_gemm import launch_plan
-from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS
+from cute_examples.dense_gemm.kernel import FUSED_PARAMS
 from cute_examples.dense_gemm.launch_plan import PlanCache
-from gemm_fakes import FakeCuda  # the tests' CPU stand-ins
+from gemm_fakes import Driver, FakeCuda, GemmKernel, block_fields  # the tests' CPU stand-ins
 
 
 @pytest.fixture
@@ -22,47 +20,19 @@ def fakes(monkeypatch, tmp_path):
     import cute_runtime
     from cute_examples.dense_gemm import kernel as gemm_kernel
     from cute_examples.dense_gemm import tune_cache
-    from cute_nvarch.params import Param
     from cute_runtime import TensorMap
-    from cute_runtime.params import ParamBuffer, ParamLayout
 
     launches, configs = [], []
-    kinds = {"bias_ptr": "u64", "input_ptr": "u64", "alpha": "f32", "beta": "f32", "aux_ptr": "u64"}
-
-    class FakeKernel:
-        def __init__(self, fused):
-            names = PARAMS + (FUSED_PARAMS if fused else ())
-            self.layout = ParamLayout([Param(n, "tma") for n in names[:3]]
-                                      + [Param(n, kinds.get(n, "i64" if n in FUSED_PARAMS else "i32"))
-                                         for n in names[3:]])
-
-        def prepare(self, *args):
-            buf = ParamBuffer(self.layout)
-            buf.write(self.layout.convert(args))
-            return buf
-
-        def bound_launch(self, grid, params):
-            return lambda stream: launches.append(params.packed())
-
-    class FakeDriver:
-        class CUtensorMap:
-            def __init__(self, _ptr):
-                self.ptr = _ptr
-
-        @staticmethod
-        def cuTensorMapReplaceAddress(tm, address):
-            ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
-            return (0,)
 
     def kernel_of(cfg, cc, device=None):
         configs.append(cfg)
-        return FakeKernel(cfg.fused)
+        return GemmKernel(cfg, lambda grid, stream, block: launches.append(block))
 
     monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
     monkeypatch.setattr(tune_cache, "_once", {})
     props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
     monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
     monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
     cache = PlanCache(launch_plan._build)
@@ -71,9 +41,7 @@ def fakes(monkeypatch, tmp_path):
 
 
 def _fields(block, plan):
-    offsets = dict(zip((p.name for p in plan.kernel.layout.params), plan.kernel.layout.offsets, strict=True))
-    fmt = {"bias_ptr": "<Q", "input_ptr": "<Q", "alpha": "<f", "beta": "<f", "aux_ptr": "<Q"}
-    return {n: struct.unpack_from(fmt.get(n, "<q"), block, offsets[n])[0] for n in FUSED_PARAMS}
+    return block_fields(block, plan.kernel.layout, FUSED_PARAMS)
 
 
 def test_bias_gelu_plan_and_its_hits(fakes):

@@ -4,16 +4,14 @@ by address and amax's address in its parameter block, zeroing amax before every 
 
 from __future__ import annotations
 
-import ctypes
-import struct
 from types import SimpleNamespace
 
 import pytest
 import torch
 from cute_examples.dense_gemm import launch_plan
-from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS, SCALE_PARAMS
+from cute_examples.dense_gemm.kernel import SCALE_PARAMS
 from cute_examples.dense_gemm.launch_plan import PlanCache
-from gemm_fakes import FakeCuda
+from gemm_fakes import Driver, FakeCuda, GemmKernel, block_fields
 
 E4M3 = torch.float8_e4m3fn
 
@@ -77,9 +75,6 @@ def test_8_bit_c_needs_8_bit_inputs_and_a_row_major_out():
         launch_plan.gemm(a, b, out, bias=FakeCuda((192,), dtype=E4M3, address=1 << 28))
 
 
-_KINDS = {"bias_ptr": "u64", "input_ptr": "u64", "alpha": "f32", "beta": "f32", "scale_a_ptr": "u64",
-          "scale_b_ptr": "u64", "out_scale_ptr": "u64", "amax_ptr": "u64", "out_scale": "f32"}
-_FMT = {"u64": "<Q", "f32": "<f", "i64": "<q"}
 
 
 @pytest.fixture
@@ -88,46 +83,19 @@ def fakes(monkeypatch, tmp_path):
     import cute_runtime
     from cute_examples.dense_gemm import kernel as gemm_kernel
     from cute_examples.dense_gemm import tune_cache
-    from cute_nvarch.params import Param
     from cute_runtime import TensorMap
-    from cute_runtime.params import ParamBuffer, ParamLayout
 
     launches, configs = [], []
 
-    class FakeKernel:
-        def __init__(self, cfg):
-            names = PARAMS + (FUSED_PARAMS if cfg.fused else ()) + (SCALE_PARAMS if cfg.scaled else ())
-            self.layout = ParamLayout([Param(n, "tma") for n in names[:3]]
-                                      + [Param(n, _KINDS.get(n, "i64" if n in FUSED_PARAMS else "i32"))
-                                         for n in names[3:]])
-
-        def prepare(self, *args):
-            buf = ParamBuffer(self.layout)
-            buf.write(self.layout.convert(args))
-            return buf
-
-        def bound_launch(self, grid, params):
-            return lambda stream: launches.append(params.packed())
-
-    class FakeDriver:
-        class CUtensorMap:
-            def __init__(self, _ptr):
-                self.ptr = _ptr
-
-        @staticmethod
-        def cuTensorMapReplaceAddress(tm, address):
-            ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
-            return (0,)
-
     def kernel_of(cfg, cc, device=None):
         configs.append(cfg)
-        return FakeKernel(cfg)
+        return GemmKernel(cfg, lambda grid, stream, block: launches.append(block))
 
     monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
     monkeypatch.setattr(tune_cache, "_once", {})
     props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
     monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
     monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
     cache = PlanCache(launch_plan._build)
@@ -136,10 +104,7 @@ def fakes(monkeypatch, tmp_path):
 
 
 def _scale_fields(block, plan):
-    layout = plan.kernel.layout
-    kinds = dict(zip((p.name for p in layout.params), (p.kind for p in layout.params), strict=True))
-    offsets = dict(zip((p.name for p in layout.params), layout.offsets, strict=True))
-    return {n: struct.unpack_from(_FMT[kinds[n]], block, offsets[n])[0] for n in SCALE_PARAMS}
+    return block_fields(block, plan.kernel.layout, SCALE_PARAMS)
 
 
 def test_fp8_out_plan_sets_out_scale_and_amax_per_call(fakes):

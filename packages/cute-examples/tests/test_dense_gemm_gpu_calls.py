@@ -14,7 +14,7 @@ import pytest
 import torch
 from cute_examples.dense_gemm.aot import BENCH_NUM_SMS
 from cute_examples.dense_gemm.gpu_calls import gpu_calls
-from gemm_fakes import FakeCuda  # the tests' CPU stand-ins
+from gemm_fakes import Driver, FakeCuda, GemmKernel  # the tests' CPU stand-ins
 
 
 @pytest.fixture(scope="module")
@@ -34,41 +34,19 @@ def loads(monkeypatch, tmp_path):
     import cute_runtime
     from cute_examples.dense_gemm import kernel as gemm_kernel
     from cute_examples.dense_gemm import launch_plan, tune_cache
-    from cute_nvarch.params import Param
     from cute_runtime import TensorMap
-    from cute_runtime.params import ParamBuffer, ParamLayout
 
     loaded = []
 
-    class FakeKernel:
-        def __init__(self, cfg):
-            args = gemm_kernel.gemm_spec(cfg)["args"]
-            self.layout = ParamLayout([Param(a["name"], a["param"]) for a in args if a["kind"] == "scalar"])
-
-        def prepare(self, *args):
-            buf = ParamBuffer(self.layout)
-            buf.write(self.layout.convert(args))
-            return buf
-
-        def bound_launch(self, grid, params):
-            return lambda stream: None
-
-    class FakeDriver:
-        class CUtensorMap:
-            def __init__(self, _ptr):
-                self.ptr = _ptr
-
-        cuTensorMapReplaceAddress = None  # noqa: N815 - the driver's name; nothing is launched
-
     def kernel_of(cfg, cc, device=None):
         loaded.append(cfg)
-        return FakeKernel(cfg)
+        return GemmKernel(cfg, lambda grid, stream, block: None)
 
     props = SimpleNamespace(compute_capability=(9, 0), sm_count=0, name="Fake H100")
     monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
     monkeypatch.setattr(tune_cache, "_once", {})
     monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
     monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
     # build the plan (everything gemm() decides), launch nothing

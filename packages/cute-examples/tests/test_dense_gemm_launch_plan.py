@@ -7,7 +7,7 @@ import torch
 from cute_examples.dense_gemm import launch_plan
 from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, case_layouts
 from cute_examples.dense_gemm.launch_plan import PlanCache, plan_key, staged_layouts, staged_problem
-from gemm_fakes import FakeCuda  # the tests' CPU stand-ins
+from gemm_fakes import FakeCuda, GemmKernel  # the tests' CPU stand-ins
 
 OPTIONS = (None, "float32", None, None, None)
 
@@ -184,23 +184,9 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     import cute_runtime
     from cute_examples.dense_gemm import kernel as gemm_kernel
     from cute_examples.dense_gemm import tune_cache
-    from cute_nvarch.params import Param
     from cute_runtime import TensorMap
-    from cute_runtime.params import ParamBuffer, ParamLayout
 
     launches, replaced = [], []
-
-    class FakeKernel:
-        layout = ParamLayout([Param(n, "tma") for n in ("a_desc", "b_desc", "c_desc")]
-                             + [Param(n, "i32") for n in ("m", "n", "k", "l", "raster_along_n", "swizzle_log")])
-
-        def prepare(self, *args):
-            buf = ParamBuffer(self.layout)
-            buf.write(self.layout.convert(args))
-            return buf
-
-        def bound_launch(self, grid, params):
-            return lambda stream: launches.append((grid, stream, params.packed()))
 
     class FakeDriver:
         class CUtensorMap:
@@ -218,7 +204,8 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
     monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
     monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
-    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: FakeKernel())
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: GemmKernel(
+        cfg, lambda grid, stream, block: launches.append((grid, stream, block))))
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
     cache = PlanCache(launch_plan._build)
     monkeypatch.setattr(launch_plan, "_get", cache.get)
@@ -232,7 +219,7 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     assert replaced == [a2.data_ptr(), b2.data_ptr(), c2.data_ptr()]
     grid, stream, block = launches[-1]
     assert stream == 7 and grid == plan.grid
-    offsets = FakeKernel.layout.offsets
+    offsets = plan.kernel.layout.offsets
     assert [struct.unpack_from("<Q", block, o)[0] for o in offsets[:3]] == replaced
     assert struct.unpack_from("<4i", block, offsets[3]) == (256, 64, 128, 1)
     with pytest.raises(ValueError, match="overlaps an input"):

@@ -86,9 +86,8 @@ def test_gemm_plan_runs_the_chosen_decomposition(monkeypatch, tmp_path):
     from cute_examples.dense_gemm import kernel as gemm_kernel
     from cute_examples.dense_gemm.launch_plan import PlanCache
     from cute_examples.dense_gemm.split_k import SPLIT_PARAMS
-    from cute_nvarch.params import Param
     from cute_runtime import TensorMap
-    from cute_runtime.params import ParamBuffer, ParamLayout
+    from gemm_fakes import Driver, GemmKernel
 
     launches = []
 
@@ -96,31 +95,6 @@ def test_gemm_plan_runs_the_chosen_decomposition(monkeypatch, tmp_path):
     class Device:
         type: str
         index: int
-
-    class FakeKernel:
-        def __init__(self, cfg):
-            names = [Param(n, "tma") for n in ("a_desc", "b_desc", "c_desc")]
-            names += [Param(n, "i32") for n in ("m", "n", "k", "l", "raster_along_n", "swizzle_log")]
-            if cfg.shares_k:
-                names += [Param("workspace", "u64"), Param("flags", "u64"), Param("splits", "i32")]
-            self.layout = ParamLayout(names)
-
-        def prepare(self, *args):
-            buf = ParamBuffer(self.layout)
-            buf.write(self.layout.convert(args))
-            return buf
-
-        def bound_launch(self, grid, params):
-            return lambda stream: launches.append((grid, stream, params.packed()))
-
-    class FakeDriver:
-        class CUtensorMap:
-            def __init__(self, _ptr):
-                self.ptr = _ptr
-
-        @staticmethod
-        def cuTensorMapReplaceAddress(tm, address):
-            return (0,)
 
     class Fake:
         is_cuda = True
@@ -143,8 +117,9 @@ def test_gemm_plan_runs_the_chosen_decomposition(monkeypatch, tmp_path):
     monkeypatch.setattr(tune_cache, "_once", {})
     props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
     monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
-    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: FakeKernel(cfg))
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: GemmKernel(
+        cfg, lambda grid, stream, block: launches.append((grid, stream, block))))
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
     monkeypatch.setattr(decomposed.Workspace, "pointers", lambda self, cfg, sch, device, stream: (stream << 20,
                                                                                                    stream << 24))
