@@ -78,37 +78,13 @@ def write_specs(path: str, shapes: list, dtype: str, schedules: list[str]) -> in
     return len(lines)
 
 
-def _graph_ms(fn, calls: int) -> float:  # noqa: ANN001
-    """ms per call of fn from a CUDA graph of `calls` calls (median of 5 replays)."""
-    import torch
-
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        fn()
-    torch.cuda.current_stream().wait_stream(s)
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for _ in range(calls):
-            fn()
-    g.replay()
-    times = []
-    for _ in range(5):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        g.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    return statistics.median(times)
-
-
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5) -> int:
     """Sweep each shape on the GPU and print its table."""
     import torch
     from cute_examples.dense_gemm.bench_run import bench_config, checked_launch, operands
     from cute_examples.dense_gemm.host import problem_of, schedule, tensor_maps
     from cute_examples.dense_gemm.kernel import kernel_of
+    from cute_examples.timing import graph_ms
     from cute_runtime import device_properties
 
     props = device_properties(0)
@@ -145,7 +121,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         for rnd in range(rounds):
             order = range(len(fns)) if rnd % 2 == 0 else reversed(range(len(fns)))
             for i in order:
-                samples[i].append(_graph_ms(fns[i], calls))
+                samples[i].append(graph_ms(fns[i], calls=calls, iterations=5))
         us = [statistics.median(x) * 1e3 for x in samples]
         peer = us[-1]
         ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])

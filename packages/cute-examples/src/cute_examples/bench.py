@@ -40,29 +40,13 @@ def _mlir_importable() -> bool:
     return True
 
 
-def _graph(fn: Any, calls: int) -> Any:
-    """A CUDA graph of `calls` calls of fn (captured on a side stream after one warm call); its replay."""
-    import torch
-
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        fn()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    return graph.replay
-
-
 def _elementwise_row(dtype: str, label: str, m: int, n: int, iterations: int) -> str:
     """One row: GB/s of ours, torch.add and a D2D copy on the same (m, n) tensors, after checking ours; kernels
     under GRAPH_BELOW_MS also inside a CUDA graph (ours and torch.add, `calls` launches per replay)."""
     import torch
 
     from .elementwise_add import elementwise_add
-    from .timing import interleaved_median_ms
+    from .timing import capture_graph, interleaved_median_ms
 
     td = getattr(torch, dtype)
     a = torch.randn(m, n, device="cuda", dtype=td)
@@ -83,7 +67,8 @@ def _elementwise_row(dtype: str, label: str, m: int, n: int, iterations: int) ->
            f"{gbs[0] / gbs[1]:8.3f}x {gbs[0] / gbs[2]:7.1%}")
     if ours < GRAPH_BELOW_MS:
         calls = max(1, min(1000, batch))
-        g_ours, g_ref = _graph(lambda: elementwise_add(a, b, c), calls), _graph(lambda: torch.add(a, b, out=c), calls)
+        g_ours = capture_graph(lambda: elementwise_add(a, b, c), calls)
+        g_ref = capture_graph(lambda: torch.add(a, b, out=c), calls)
         go, gr = interleaved_median_ms([g_ours, g_ref], iterations=iterations)
         row += f"  graph: {go / calls * 1e3:.2f} / {gr / calls * 1e3:.2f} us ({gr / go:.3f}x)"
     return row

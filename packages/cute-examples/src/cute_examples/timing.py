@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-__all__ = ["graph_ms", "host_us_per_call", "interleaved_median_ms", "median_ms"]
+__all__ = ["capture_graph", "graph_ms", "host_us_per_call", "interleaved_median_ms", "median_ms"]
 
 
 def median_ms(fn: Callable[[], object], *, warmup: int = 5, iterations: int = 20, batch: int = 1) -> float:
@@ -65,9 +65,9 @@ def interleaved_median_ms(
     return [statistics.median(s) for s in samples]
 
 
-def graph_ms(fn: Callable[[], object], *, calls: int = 20) -> float:
-    """ms per call of fn replayed from a CUDA graph of `calls` calls (median of 20 replays, after one eager call
-    on a side stream as torch's capture needs)."""
+def capture_graph(fn: Callable[[], object], calls: int) -> Callable[[], object]:
+    """The replay of a CUDA graph of `calls` calls of fn (captured after one eager call on a side stream, as torch's
+    capture needs)."""
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -77,4 +77,9 @@ def graph_ms(fn: Callable[[], object], *, calls: int = 20) -> float:
     with torch.cuda.graph(g):
         for _ in range(calls):
             fn()
-    return median_ms(g.replay, warmup=3, iterations=20) / calls
+    return g.replay
+
+
+def graph_ms(fn: Callable[[], object], *, calls: int = 20, iterations: int = 20) -> float:
+    """ms per call of fn replayed from a CUDA graph of `calls` calls (median of `iterations` replays)."""
+    return median_ms(capture_graph(fn, calls), warmup=3, iterations=iterations) / calls
