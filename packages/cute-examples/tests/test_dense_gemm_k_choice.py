@@ -10,7 +10,7 @@ from cute_examples.dense_gemm.spec import GemmConfig
 
 
 def test_calibration_file_is_complete(tmp_path):
-    from cute_examples.dense_gemm.k_choice import CALIBRATION_FILE, calibration
+    from cute_examples.dense_gemm.calibration import CALIBRATION_FILE, calibration
 
     cal = calibration()
     assert cal.sm_flop_per_us > 0 and cal.hbm_bytes_per_us > 0 and 0 <= cal.min_gain < 1
@@ -26,7 +26,8 @@ def test_calibration_file_is_complete(tmp_path):
 def test_model_follows_waves_and_k():
     """General behaviour (not a table): a full wave stays data-parallel; too few tiles for the SMs with a long K
     splits; a partial last wave of a long-K problem goes stream-K; K too short to share stays data-parallel."""
-    from cute_examples.dense_gemm.k_choice import Calibration, choose_decomposition
+    from cute_examples.dense_gemm.calibration import Calibration
+    from cute_examples.dense_gemm.k_choice import choose_decomposition
 
     cal = Calibration(sm_flop_per_us=7.49e6, sm_load_bytes_per_us=1e6, hbm_bytes_per_us=1e9,
                       sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1)
@@ -56,7 +57,8 @@ def test_suite_and_its_configs_are_in_the_bundle():
 
 
 def test_limiter_names_the_bound():
-    from cute_examples.dense_gemm.k_choice import Calibration, limiter
+    from cute_examples.dense_gemm.calibration import Calibration
+    from cute_examples.dense_gemm.k_choice import limiter
 
     def cal(hbm, load):
         return Calibration(sm_flop_per_us=5e6, sm_load_bytes_per_us=load, hbm_bytes_per_us=hbm,
@@ -98,7 +100,8 @@ def test_model_against_the_recorded_h200_rows(capsys):
     tile, modelled faster than both data-parallel and the stream-K that lost."""
     import dataclasses
 
-    from cute_examples.dense_gemm.k_choice import SMALL_M, SMALL_M_TILES, calibration, decomposed_config, estimate_us
+    from cute_examples.dense_gemm.calibration import calibration
+    from cute_examples.dense_gemm.k_choice import SMALL_M, SMALL_M_TILES, decomposed_config, estimate_us
 
     cal = calibration()
     lost = 0
@@ -131,9 +134,9 @@ def test_small_m_prefers_split_k_on_narrow_tiles_and_the_workspace_is_bounded():
     decomposition whose partial tiles exceed MAX_WORKSPACE_BYTES is never chosen."""
     import dataclasses
 
+    from cute_examples.dense_gemm.calibration import Calibration
     from cute_examples.dense_gemm.k_choice import (
         SMALL_M_TILES,
-        Calibration,
         choose_decomposition,
         decomposed_config,
         partial_bytes,

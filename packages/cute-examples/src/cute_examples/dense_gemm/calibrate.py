@@ -65,8 +65,8 @@ def _copy_bytes_per_us() -> float:
 
 def fit(num_sms: int) -> dict[str, Any]:
     """Measure the probes on the current GPU and return the constants (the file's fields)."""
+    from .calibration import calibration
     from .choice import TILE_EFFICIENCY
-    from .k_choice import calibration
 
     old = calibration()
     out = dataclasses.asdict(old)
@@ -115,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
     from cute_runtime import device_properties
 
-    from .k_choice import CALIBRATION_FILE, calibration
+    from .calibration import CALIBRATION_FILE, calibration
 
     props = device_properties(torch.cuda.current_device())
     name = torch.cuda.get_device_name()

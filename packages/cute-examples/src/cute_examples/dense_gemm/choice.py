@@ -27,6 +27,7 @@ from typing import Any
 from cute_nvarch.numeric import numeric_type
 from cute_nvarch.tile_scheduler import TileScheduler
 
+from .calibration import calibration
 from .spec import DTYPE_BYTES
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "TILE_EFFICIENCY",
     "choose_tile_cluster",
     "estimate_us",
+    "io_bytes",
     "rank_configs",
 ]
 
@@ -53,7 +55,6 @@ CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bo
 _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per SM
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
-_HBM_BYTES_PER_US = 3.9e6  # DRAM bandwidth (H200 measured; H100 3.35e6)
 _FIXED_US = 1.0  # pipeline fill and scheduling per work unit
 _ROW_BYTES = 128  # one K tile's row of an operand (tile_k elements: 64 16-bit or 128 8-bit)
 
@@ -100,11 +101,16 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
     return max(t, _dram_us(shape))
 
 
+def io_bytes(m: int, n: int, k: int, l: int, ab_bytes: int, c_bytes: int) -> int:  # noqa: E741 - CuTe's name
+    """The bytes a GEMM moves to or from DRAM at least: A and B read once, C written once."""
+    return ((m + n) * k * ab_bytes + m * n * c_bytes) * l
+
+
 def _dram_us(shape: Any) -> float:
-    """The DRAM time of reading A and B and writing C once."""
+    """The DRAM time of reading A and B and writing C once (at the calibrated DRAM bandwidth)."""
     ab_bytes = numeric_type(shape.ab_dtype).bytes
-    c_bytes = DTYPE_BYTES[shape.c_dtype]
-    return ((shape.m + shape.n) * shape.k * ab_bytes + shape.m * shape.n * c_bytes) * shape.l / _HBM_BYTES_PER_US
+    moved = io_bytes(shape.m, shape.n, shape.k, shape.l, ab_bytes, DTYPE_BYTES[shape.c_dtype])
+    return moved / calibration().hbm_bytes_per_us
 
 
 @functools.lru_cache(maxsize=64)

@@ -28,24 +28,19 @@ in `k_calibration.json` (which rows they came from), refreshed by `python -m cut
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
-from .choice import TILE_EFFICIENCY
-from .spec import DTYPE_BYTES, GemmConfig
+from .calibration import Calibration, calibration
+from .choice import TILE_EFFICIENCY, io_bytes
+from .spec import GemmConfig
 
 __all__ = [
-    "CALIBRATION_FILE",
     "MAX_SPLITS",
     "SHARED_K_TILES",
     "SMALL_M",
     "SMALL_M_TILES",
-    "Calibration",
     "KChoice",
-    "calibration",
     "choose_decomposition",
     "decomposed_config",
     "estimate_us",
@@ -53,42 +48,10 @@ __all__ = [
     "partial_bytes",
 ]
 
-CALIBRATION_FILE = os.path.join(os.path.dirname(__file__), "k_calibration.json")
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 SMALL_M = 64  # rows up to this M: split-K only, on SMALL_M_TILES
 SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
 MAX_SPLITS = 16
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """The model's constants (see `k_calibration.json`)."""
-
-    sm_flop_per_us: float
-    sm_load_bytes_per_us: float
-    hbm_bytes_per_us: float
-    sm_store_bytes_per_us: float
-    sm_fixup_bytes_per_us: float
-    unit_fixed_us: float
-    min_gain: float
-    num_sms: int = 132
-    device: str = ""
-    date: str = ""
-
-
-@functools.lru_cache(maxsize=4)
-def calibration(path: str = CALIBRATION_FILE) -> Calibration:
-    """The constants stored at `path` (ValueError naming a missing or non-positive field)."""
-    with open(path) as f:
-        data = json.load(f)
-    fields = {f.name for f in dataclasses.fields(Calibration)}
-    kw = {k: v for k, v in data.items() if k in fields}
-    for f in dataclasses.fields(Calibration):
-        if f.default is dataclasses.MISSING and f.name not in kw:
-            raise ValueError(f"{path}: calibration field {f.name!r} is missing")
-        if f.name in kw and f.type in ("float", "int") and not kw[f.name] > 0 and f.name != "min_gain":
-            raise ValueError(f"{path}: calibration field {f.name!r} must be > 0, got {kw[f.name]!r}")
-    return Calibration(**kw)
 
 
 @dataclass(frozen=True)
@@ -114,7 +77,7 @@ def _load_us(cal: Calibration, cfg: GemmConfig) -> float:
 
 
 def _io_bytes(shape: Any, cfg: GemmConfig) -> float:
-    return ((shape.m + shape.n) * shape.k * cfg.ab_bytes + shape.m * shape.n * DTYPE_BYTES[cfg.c_dtype]) * shape.l
+    return io_bytes(shape.m, shape.n, shape.k, shape.l, cfg.ab_bytes, cfg.c_bytes)
 
 
 def partial_bytes(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1) -> int:
