@@ -1,6 +1,7 @@
 """Every data-parallel (tile, cluster, schedule) of the GEMM on a list of shapes, against torch.matmul.
 
     python3 scripts/gemm_sweep.py [--dtype bfloat16] [--shapes 512x6144x4096,...] [--schedules cooperative,pingpong]
+    python3 scripts/gemm_sweep.py --decompositions split_k,stream_k   # also the shared-K kinds (k_choice's tiles)
     python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
 
 What the cost model (`choice.py`) ranks is measured: per shape, each config's time inside a CUDA graph (launch cost
@@ -32,11 +33,13 @@ def _shape(text: str) -> tuple[int, int, int]:
 
 
 DEEP_STAGES = (12, 13)  # extra stage counts tried where a tile fits them (the default stops at 8)
+SPLITS = (2, 3, 4, 6, 8)  # split-K part counts tried with --decompositions split_k
 
 
-def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132) -> list:
-    """Every valid data-parallel config of the cost model's tiles and clusters in each schedule (plus deeper
-    pipelines where they fit)."""
+def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132,
+            decompositions: tuple[str, ...] = ()) -> list:
+    """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
+    schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles."""
     from cute_examples.dense_gemm.bench_run import bench_shape
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
     from cute_examples.dense_gemm.host import choose_config
@@ -52,22 +55,48 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
                         cfg = dataclasses.replace(cfg, schedule=sched)
                 except (ValueError, TypeError):
                     continue  # not a valid combination (e.g. a ping-pong tile past its register budget)
-                out.append(cfg)
+                out.append((cfg, 1))
                 for stages in DEEP_STAGES:
                     try:
-                        out.append(dataclasses.replace(cfg, stages=stages))
+                        out.append((dataclasses.replace(cfg, stages=stages), 1))
                     except ValueError:
                         pass  # does not fit shared memory
+    out += _decomposed(shape, dtype, decompositions, num_sms)
     return out
 
 
-def write_specs(path: str, shapes: list, dtype: str, schedules: list[str]) -> int:
+def _decomposed(shape, dtype: str, kinds: tuple[str, ...], num_sms: int) -> list:  # noqa: ANN001
+    """(config, parts) of each shared-K kind on k_choice's tiles (cluster 1x1) whose partial tiles fit."""
+    from cute_examples.dense_gemm.decomposed import schedule_of
+    from cute_examples.dense_gemm.host import choose_config
+    from cute_examples.dense_gemm.k_choice import SHARED_K_TILES
+
+    out = []
+    for kind in kinds:
+        for tile in SHARED_K_TILES:
+            try:
+                cfg = dataclasses.replace(choose_config(shape, "float32", (tile[0], tile[1], 64), (1, 1), num_sms),
+                                          decomposition=kind)
+            except (ValueError, TypeError):
+                continue
+            for splits in SPLITS if kind == "split_k" else (1,):
+                try:
+                    sched = schedule_of(shape, cfg, num_sms, splits)
+                except ValueError:
+                    continue  # more partial tiles than the workspace bound
+                if kind == "split_k" and sched.splits != splits:
+                    continue  # fewer K tiles than parts
+                out.append((cfg, splits))
+    return out
+
+
+def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = ()) -> int:
     """Write the JIT specs the sweep runs as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE)."""
     from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
 
     seen, lines = set(), []
     for mnk in shapes:
-        for cfg in configs(mnk, dtype, schedules):
+        for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions):
             spec = gemm_spec(cfg)
             key = json.dumps(spec, sort_keys=True)
             if key not in seen:
@@ -78,17 +107,17 @@ def write_specs(path: str, shapes: list, dtype: str, schedules: list[str]) -> in
     return len(lines)
 
 
-def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5) -> int:
+def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
+        decompositions: tuple[str, ...] = ()) -> int:
     """Sweep each shape on the GPU and print its table."""
     import torch
-    from cute_examples.dense_gemm.bench_run import bench_config, checked_launch, operands
-    from cute_examples.dense_gemm.host import problem_of, schedule, tensor_maps
-    from cute_examples.dense_gemm.kernel import kernel_of
+    from cute_examples.dense_gemm.bench_models import prepare_row
+    from cute_examples.dense_gemm.bench_run import bench_config, operands
     from cute_examples.timing import graph_ms
     from cute_runtime import device_properties
 
     props = device_properties(0)
-    sms, cc = props.sm_count, tuple(props.compute_capability)
+    sms = props.sm_count
     print(f"{props.name}, {sms} SMs, {dtype}, schedules {','.join(schedules)}, {rounds} alternating rounds")
     summary = []
     for mnk in shapes:
@@ -96,17 +125,13 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         a, b, c = operands((*mnk, 1), dtype)
         ref = torch.matmul(a, b)
         peer_out = torch.empty_like(c)
-        prob = problem_of(a, b, c)
         flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
         calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
         host_pick = bench_config((*mnk, 1), dtype, num_sms=sms).name
         fns, labels = [], []
-        for cfg in configs(mnk, dtype, schedules, sms):
+        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions):
             try:
-                kernel = kernel_of(cfg, cc, 0)
-                grid, r, s = schedule(prob, cfg, sms)
-                args = (*tensor_maps(prob, cfg), prob.m, prob.n, prob.k, prob.l, r, s)
-                launch, err = checked_launch(kernel, grid, args, c, ref)
+                launch, err, sched = prepare_row(cfg, splits, a, b, c, ref, sms)
             except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
                 print(f"  {cfg.name}: skipped ({type(exc).__name__}: {str(exc)[:90]})")
                 continue
@@ -114,7 +139,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
                 print(f"  {cfg.name}: WRONG (normwise error {err:.1e})")
                 continue
             fns.append(launch)
-            labels.append(f"{cfg.name} grid={grid[0]}x{grid[1]} raster_n={r} swz={s}")
+            labels.append(f"{cfg.name} {sched}")
         fns.append(lambda a=a, b=b, o=peer_out: torch.matmul(a, b, out=o))
         labels.append("torch.matmul")
         samples = [[] for _ in fns]
@@ -150,14 +175,16 @@ def main() -> int:
     p.add_argument("--schedules", default="cooperative,pingpong")
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--top", type=int, default=5, help="rows printed per shape (fastest first)")
+    p.add_argument("--decompositions", default="", help="shared-K kinds to add: split_k,stream_k")
     p.add_argument("--specs", metavar="FILE", help="write the specs the sweep runs (for build_bundle --add-specs)")
     args = p.parse_args()
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
     schedules = args.schedules.split(",")
+    kinds = tuple(k for k in args.decompositions.split(",") if k)
     if args.specs:
-        print(f"{write_specs(args.specs, shapes, args.dtype, schedules)} specs -> {args.specs}")
+        print(f"{write_specs(args.specs, shapes, args.dtype, schedules, kinds)} specs -> {args.specs}")
         return 0
-    return run(shapes, args.dtype, schedules, args.rounds, args.top)
+    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds)
 
 
 if __name__ == "__main__":

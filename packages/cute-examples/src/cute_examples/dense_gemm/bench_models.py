@@ -27,7 +27,7 @@ from typing import Any
 from .bench_run import geomean
 from .spec import AB_DTYPES, GemmConfig
 
-__all__ = ["DECOMPOSITION_MODES", "SuiteShape", "model_configs", "model_rows", "row_config", "suite"]
+__all__ = ["DECOMPOSITION_MODES", "SuiteShape", "model_configs", "model_rows", "prepare_row", "row_config", "suite"]
 
 LLAMA3 = {
     "llama3-8b": (("qkv", 4096, 6144), ("o", 4096, 4096), ("gate_up", 4096, 28672), ("down", 14336, 4096)),
@@ -100,7 +100,7 @@ def model_configs() -> list[GemmConfig]:
          for dtype in AB_DTYPES for s in suite() for sms in SUITE_NUM_SMS]
 
 
-def _prepare(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float, str]:
+def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float, str]:
     """(a no-argument launch of ours, its normwise relative error against ref, the schedule's label)."""
     import torch
     from cute_nvarch.target import SM90A
@@ -164,7 +164,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
                 cfg, choice = row_config(shape, dtype, num_sms, mode, schedule)
                 a, b, c = operands(mnkl, dtype)
                 ref = torch.matmul(a, b)
-                ours, err, sched_label = _prepare(cfg, choice.splits, a, b, c, ref, num_sms)
+                ours, err, sched_label = prepare_row(cfg, choice.splits, a, b, c, ref, num_sms)
                 if err > TOLERANCE[dtype]:
                     row = f"{head} WRONG RESULT: relative error {err:.2e} > {TOLERANCE[dtype]:.1e}  {cfg.name} | " \
                           f"{sched_label}"

@@ -38,13 +38,13 @@ def _time_us(cfg: GemmConfig, splits: int, mnkl: tuple[int, int, int, int], num_
     import torch
 
     from ..timing import median_ms
-    from .bench_models import _prepare
+    from .bench_models import prepare_row
     from .bench_run import operands
     from .spec import TOLERANCE
 
     a, b, c = operands(mnkl, PROBE_DTYPE)
     ref = torch.matmul(a, b)
-    fn, err, label = _prepare(cfg, splits, a, b, c, ref, num_sms)
+    fn, err, label = prepare_row(cfg, splits, a, b, c, ref, num_sms)
     if err > TOLERANCE[PROBE_DTYPE]:
         raise RuntimeError(f"calibration probe {cfg.name} ({label}) is wrong: relative error {err:.2e}")
     t = median_ms(fn, warmup=3, iterations=20) * 1e3

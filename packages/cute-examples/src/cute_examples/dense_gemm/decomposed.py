@@ -47,10 +47,11 @@ class Schedule:
 
     @property
     def label(self) -> str:
-        """e.g. "stream_k W=132 sk_tiles=84 units=528 grid=132x1x1"."""
+        """e.g. "stream_k W=132 sk_tiles=84 units=528 grid=132x1x1 raster_n=1 swz=2"."""
         grid = "x".join(map(str, self.grid))
         count = {"split_k": f" S={self.splits}", "stream_k": f" W={self.workers} sk_tiles={self.sk_tiles}"}
-        return f"{self.kind}{count.get(self.kind, '')} units={self.units} grid={grid}"
+        return (f"{self.kind}{count.get(self.kind, '')} units={self.units} grid={grid} "
+                f"raster_n={self.raster_along_n} swz={self.swizzle_log}")
 
     @property
     def decomposition(self) -> Decomposition:
