@@ -27,10 +27,7 @@ def _cpu_math() -> em.Math:
     def one() -> ir.Value:
         return arith.constant(ir.F32Type.get(), 1.0)
 
-    def sigmoid(x: ir.Value) -> ir.Value:
-        return arith.divf(one(), arith.addf(one(), mmath.exp(arith.negf(x))))
-
-    return em.Math(exp2=mmath.exp2, rcp=lambda x: arith.divf(one(), x), tanh=mmath.tanh, sigmoid=sigmoid)
+    return em.Math(exp2=mmath.exp2, rcp=lambda x: arith.divf(one(), x), tanh=mmath.tanh)
 
 
 _ENGINES: dict[str, ExecutionEngine] = {}
