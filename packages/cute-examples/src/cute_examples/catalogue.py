@@ -6,6 +6,8 @@ import functools
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from cute_nvarch.bundle_format import file_stem
+
 from .elementwise_add.kernel import DTYPES
 from .math_check import math_jobs
 from .report import KernelTable, artifact_location
@@ -176,14 +178,24 @@ def recorded_jobs(path: str, target_list: Sequence[str]) -> dict[str, list[Job]]
 
 def compile_catalogue(target_list: Sequence[str], *, gemm: bool = True, recorded: str | None = None) -> list[Any]:
     """Compile the example kernels for each target (cute_ir Artifacts), printing each one's row as it finishes;
-    `recorded` names a CUTE_RECORD_MISSES file whose specs are compiled too."""
-    from .dense_gemm.spec import NAME_LEGEND
-    from .progress import Progress
-
+    `recorded` names a CUTE_RECORD_MISSES file whose specs are compiled too (those it repeats, once)."""
     work = {t: jobs(t, gemm=gemm) for t in target_list}
     if recorded is not None:
         for t, extra in recorded_jobs(recorded, target_list).items():
             work[t] += extra
+    arts = _compile(work)
+    # a recorded spec the catalogue already holds is compiled (a cache hit) but written once
+    unique: dict[str, Any] = {}
+    for art in arts:
+        unique.setdefault(file_stem(art.entry.spec, art.entry.target), art)
+    return list(unique.values())
+
+
+def _compile(work: dict[str, list[Job]]) -> list[Any]:
+    """Compile every job, printing each one's row as it finishes; the artifacts in job order."""
+    from .dense_gemm.spec import NAME_LEGEND
+    from .progress import Progress
+
     table = KernelTable([label for js in work.values() for label, _ in js])
     total = sum(len(js) for js in work.values())
     print(f"== compile: {total} example kernels to PTX and cubin, ptxas's resource report for each")
