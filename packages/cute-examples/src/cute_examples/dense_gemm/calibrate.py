@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import json
 import math
 import re
@@ -26,17 +27,17 @@ from typing import Any, NamedTuple
 from cute_nvarch.numeric import numeric_type
 
 from ..cli import Parser, make_parser, option, switch
-from .calibration import CALIBRATION_FILE, SCHEDULE_KEYS, Calibration, calibration
+from .calibration import CALIBRATION_FILE, Calibration, calibration
 from .choice import GemmShape, estimate_us
+from .spec import GemmConfig
 
-__all__ = ["Row", "fit", "main", "parser", "read_rows", "regret"]
+__all__ = ["Row", "fit", "main", "parser", "read_rows", "regret", "schedule_ratios"]
 
 _NAME = re.compile(r"dense_gemm_(?P<ab>[a-z0-9]+?)_f32_(?P<c>[a-z0-9]+?)_[kmn]{3}_(?P<tm>\d+)x(?P<tn>\d+)x\d+_"
                    r"c(?P<cm>\d)x(?P<cn>\d)_s(?P<st>\d+)_\w*?(?P<pp>P?)(?P<dec>_splitk|_streamk)?$")
 _SHAPE = re.compile(r"^(\d+)x(\d+)x(\d+) \(graph of \d+\): torch.matmul ([\d.]+) us")
 _ROW = re.compile(r"^\s+([\d.]+) us\s+cuBLAS/ours [\d.]+\s+(\S+) (\S+)(?: S=(\d+))?")
 _KINDS = {"_splitk": "split_k", "_streamk": "stream_k", None: "data_parallel"}
-_DEFAULT_STAGES = {(128, 256): 4, (128, 128): 6, (64, 256): 5, (64, 128): 8, (128, 64): 8, (64, 64): 8}
 
 
 class Row(NamedTuple):
@@ -85,11 +86,23 @@ def read_rows(paths: Sequence[str]) -> list[Row]:
     return out
 
 
+@functools.lru_cache(maxsize=512)
+def _default_stages(dtype: str, tile: tuple[int, int], cluster: tuple[int, int], schedule: str, kind: str) -> int:
+    cfg = GemmConfig(a_dtype=dtype, b_dtype=dtype, c_dtype=dtype, b_major="k", tile_m=tile[0], tile_n=tile[1],
+                     cluster_m=cluster[0], cluster_n=cluster[1], schedule=schedule, decomposition=kind)
+    return cfg.max_stages()
+
+
+def _default_pipeline(r: Row) -> bool:
+    """Whether the row ran its config's default stage count (the sweep also tries deeper pipelines)."""
+    return r.stages == _default_stages(r.dtype, (r.tile_m, r.tile_n), (r.cluster_m, r.cluster_n), r.schedule, r.kind)
+
+
 def _by_shape(rows: Sequence[Row]) -> dict[tuple, list[tuple[Row, GemmShape]]]:
     """Rows of the default pipelines grouped by (dtype, M, N, K, sweep), each with its GemmShape."""
     out: dict[tuple, list] = {}
     for r in rows:
-        if r.stages == _DEFAULT_STAGES.get((r.tile_m, r.tile_n)):
+        if _default_pipeline(r):
             shape = GemmShape(r.m, r.n, r.k, ab_dtype=r.dtype, c_dtype=r.dtype)
             out.setdefault((r.dtype, r.m, r.n, r.k, r.sweep), []).append((r, shape))
     return out
@@ -133,31 +146,51 @@ _BOUNDS = {
     "unit_fixed_us": (0.05, 8.0),
     "pingpong_epilogue_exposed": (0.0, 0.9),
     "sm_fixup_bytes_per_us": (10e3, 1e6),
-    "hbm_bytes_per_us": (3.9e6, 4.8e6),  # at least what the best decode rows reached
+    "hbm_bytes_per_us": (3.5e6, 4.8e6),
     "pingpong_unit_fixed_us": (0.05, 8.0),
 }
 
 
+def schedule_ratios(rows: Sequence[Row]) -> dict[str, float]:
+    """Per tile ("MxN"): the geometric mean of cooperative over ping-pong time of the data-parallel rows measured in
+    both schedules with the same shape, tile and cluster in one sweep (ping-pong's speed-up)."""
+    times: dict = {}
+    for r in rows:
+        if r.kind == "data_parallel" and _default_pipeline(r):
+            times[(r.sweep, r.m, r.n, r.k, r.tile_m, r.tile_n, r.cluster_m, r.cluster_n, r.schedule)] = r.us
+    logs: dict[str, list[float]] = {}
+    for key, us in times.items():
+        pp = times.get((*key[:-1], "pingpong"))
+        if key[-1] == "cooperative" and pp:
+            logs.setdefault(f"{key[4]}x{key[5]}", []).append(math.log(us / pp))
+    return {t: math.exp(sum(v) / len(v)) for t, v in logs.items() if len(v) >= 5}
+
+
 def _params(cal: Calibration) -> list[tuple[Any, float, tuple[float, float]]]:
-    out = [((s, t), e, (0.2, 1.3)) for s in SCHEDULE_KEYS for t, e in cal.tile_efficiency[s].items()]
+    out = [(("cooperative", t), e, (0.2, 1.3)) for t, e in cal.tile_efficiency["cooperative"].items()]
     return out + [(name, getattr(cal, name), b) for name, b in _BOUNDS.items()]
 
 
-def _with(cal: Calibration, key: Any, value: float) -> Calibration:
+def _with(cal: Calibration, key: Any, value: float, ratios: dict[str, float]) -> Calibration:
+    """cal with one constant changed; a cooperative tile efficiency carries the tile's ping-pong one along (times
+    its measured speed-up)."""
     if isinstance(key, tuple):
         eff = {s: dict(v) for s, v in cal.tile_efficiency.items()}
-        eff[key[0]][key[1]] = value
+        eff["cooperative"][key[1]] = value
+        if key[1] in eff["pingpong"] and key[1] in ratios:
+            eff["pingpong"][key[1]] = value * ratios[key[1]]
         return dataclasses.replace(cal, tile_efficiency=eff)
     return dataclasses.replace(cal, **{key: value})
 
 
-def _search(cal: Calibration, objective: Callable[[Calibration], float], passes: int) -> Calibration:
+def _search(cal: Calibration, objective: Callable[[Calibration], float], passes: int,
+            ratios: dict[str, float]) -> Calibration:
     best = objective(cal)
     for _ in range(passes):
         for key, _, (lo, hi) in _params(cal):
             for step in (1.25, 0.8, 1.08, 0.925):
                 value = getattr(cal, key) if not isinstance(key, tuple) else cal.tile_efficiency[key[0]][key[1]]
-                trial = _with(cal, key, min(max(value * step if value else 0.01, lo), hi))
+                trial = _with(cal, key, min(max(value * step if value else 0.01, lo), hi), ratios)
                 score = objective(trial)
                 if score < best:
                     cal, best = trial, score
@@ -165,9 +198,13 @@ def _search(cal: Calibration, objective: Callable[[Calibration], float], passes:
 
 
 def fit(rows: Sequence[Row], start: Calibration, passes: tuple[int, int] = (8, 4)) -> Calibration:
-    """The constants refitted to `rows` from `start` (log-time least squares, then the pick's regret)."""
-    cal = _search(start, lambda c: _loss(rows, c), passes[0])
-    return _search(cal, lambda c: -regret(rows, c)[0], passes[1])
+    """The constants refitted to `rows` from `start`: each ping-pong tile efficiency is its cooperative one times the
+    measured speed-up (`schedule_ratios`); the rest by log-time least squares, then the pick's regret."""
+    ratios = schedule_ratios(rows)
+    for tile, e in start.tile_efficiency["cooperative"].items():
+        start = _with(start, ("cooperative", tile), e, ratios)
+    cal = _search(start, lambda c: _loss(rows, c), passes[0], ratios)
+    return _search(cal, lambda c: -regret(rows, c)[0], passes[1], ratios)
 
 
 def _rounded(value: Any) -> Any:
@@ -203,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("fitted constants:  pick regret geomean {:.3f}, worst {:.3f} ({})".format(*regret(rows, new)))
     for key, value, _ in _params(new):
         print(f"  {key}: {value:.4g}")
+    for tile, ratio in schedule_ratios(rows).items():
+        print(f"  ping-pong speed-up {tile}: {ratio:.3f}")
     if args.write:
         with open(CALIBRATION_FILE) as f:
             data = json.load(f)

@@ -112,9 +112,9 @@ def k_tile_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], sched
 
 def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int = 132,
                 schedule: str = "cooperative", kind: str = "data_parallel", splits: int = 1,
-                cal: Calibration | None = None) -> float:
+                cal: Calibration | None = None, dram_floor: bool = True) -> float:
     """Modelled microseconds of `shape` with CTA tile (tile_m, tile_n), cluster (cm, cn), consumer `schedule` and
-    K decomposition `kind` (split-K: `splits` parts) on `num_sms` SMs."""
+    K decomposition `kind` (split-K: `splits` parts) on `num_sms` SMs (`dram_floor` False: the SMs' time alone)."""
     if tile not in TILES:
         raise ValueError(f"tile must be one of {TILES}, got {tile}")
     if num_sms < 1:
@@ -153,6 +153,8 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
             t = rounds * (kt * t_k + cal.pingpong_unit_fixed_us) + epi * exposed
         else:
             t = rounds * (kt * t_k + epi + fixed)
+    if not dram_floor:
+        return t
     moved = io_bytes(shape.m, shape.n, shape.k, shape.l, ab_bytes, DTYPE_BYTES[shape.c_dtype]) + 2 * partial_bytes
     return max(t, moved / cal.hbm_bytes_per_us)
 

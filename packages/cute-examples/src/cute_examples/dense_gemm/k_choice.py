@@ -5,9 +5,11 @@
 keeping data-parallel unless another kind is `min_gain` faster and its partial tiles fit in
 `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds (cooperative, cluster 1x1) on the
 tiles `SHARED_K_TILES` (what the AOT bundle holds) against the data-parallel pick, whatever its schedule; for
-M <= `SMALL_M` (decode-like rows) only split-K on the narrowest tiles `SMALL_M_TILES`: measured on an H200,
+M <= `SMALL_M` (decode-like rows) only split-K on the narrowest tiles `SMALL_M_TILES` (measured on an H200,
 stream-K on those rows lost to data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many
-partial tiles. `limiter` names the bound of a modelled launch (DRAM, SM loads or tensor cores).
+partial tiles), compared without the DRAM floor: every such launch models at that floor, and how near it gets
+depends on how many SMs stream the weight (a 64-tile data-parallel launch reached 3.4 TB/s, split-K 4 TB/s).
+`limiter` names the bound of a modelled launch (DRAM, SM loads or tensor cores).
 """
 
 from __future__ import annotations
@@ -65,12 +67,12 @@ def partial_bytes(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: 
 
 
 def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1,
-                cal: Calibration | None = None) -> float:
+                cal: Calibration | None = None, dram_floor: bool = True) -> float:
     """Modelled microseconds of `shape` (m, n, k, l) with cfg's dtypes, tile, cluster and schedule decomposed as
     `kind`."""
     problem = choice.GemmShape(shape.m, shape.n, shape.k, shape.l, ab_dtype=cfg.a_dtype, c_dtype=cfg.c_dtype)
     return choice.estimate_us(problem, (cfg.tile_m, cfg.tile_n), (cfg.cluster_m, cfg.cluster_n), num_sms,
-                              cfg.schedule, kind, splits, cal)
+                              cfg.schedule, kind, splits, cal, dram_floor)
 
 
 def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1,
@@ -95,7 +97,8 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     from .split_k import MAX_WORKSPACE_BYTES
 
     cal = cal or calibration()
-    dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal))
+    floor = shape.m > SMALL_M
+    dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal, dram_floor=floor))
     if cfg.fused or cfg.acc_dtype != "float32":
         return dp
     kt = cfg.tile_scheduler.problem_tiles(shape.m, shape.n, shape.k)[2]
@@ -105,7 +108,7 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     for kind, s in cands:
         if partial_bytes(shape, cfg, num_sms, kind, s) > MAX_WORKSPACE_BYTES:
             continue
-        t = estimate_us(shape, cfg, num_sms, kind, s, cal)
+        t = estimate_us(shape, cfg, num_sms, kind, s, cal, floor)
         if t < best.us:
             best = KChoice(kind, s, t)
     return best if best.us < dp.us * (1 - cal.min_gain) else dp
@@ -116,7 +119,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
     cal = cal or calibration()
-    dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
+    floor = shape.m > SMALL_M
+    dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal, dram_floor=floor))
     if dp_cfg.fused or dp_cfg.acc_dtype != "float32" or dp_cfg.ab_bytes < 2:
         return dp_cfg, dp  # (8-bit operands: no split-K / stream-K GPU case yet)
     small = shape.m <= SMALL_M
