@@ -13,17 +13,17 @@ SWEEP = os.path.join(os.path.dirname(__file__), "data", "config_sweep_h200.json"
 def test_model_ranks_the_measured_configs_near_the_fastest():
     rows = read_rows([SWEEP])
     geo, worst, where = regret(rows, calibration())
-    # fitted (calibrate): 0.965, worst 0.793 (3072x768x3072); a model change that loses this shows here
-    assert geo >= 0.955, (geo, worst, where)
-    assert worst >= 0.75, (worst, where)
+    # fitted (calibrate): 0.958, worst 0.619 (400x4096x4096); a model change that loses this shows here
+    assert geo >= 0.95, (geo, worst, where)
+    assert worst >= 0.6, (worst, where)
 
 
 def test_the_launch_choice_runs_near_the_fastest_measured_config():
     """The whole choice a gemm() call makes (rank_configs, then k_choice's decomposition) on the shapes of the sweeps
-    that measured every config (1 and 2): its measured time against the fastest."""
+    that measured every config (1, 2 and 3): its measured time against the fastest."""
     from cute_examples.dense_gemm.bench_models import SuiteShape, row_config
 
-    rows = [r for r in read_rows([SWEEP]) if r.sweep in (1, 2) and r.stages <= 8]
+    rows = [r for r in read_rows([SWEEP]) if r.sweep in (1, 2, 3) and r.stages <= 8]
     measured: dict = {}
     for r in rows:
         key = (r.tile_m, r.tile_n, r.cluster_m, r.cluster_n, r.schedule, r.kind, r.splits)
@@ -38,9 +38,9 @@ def test_the_launch_choice_runs_near_the_fastest_measured_config():
         logs.append(math.log(min(times.values()) / times[key]))
     assert len(missing) <= 2, missing  # split counts the sweep did not try
     geo = math.exp(sum(logs) / len(logs))
-    # 0.960 with the fitted constants (0.966 on sweep 1's 33 shapes, 0.943 on sweep 2's 12, measured before they
-    # joined the fit); the choice before this model (two models, cooperative only) ran 0.9475 and 0.936 there
-    assert geo >= 0.95, geo
+    # 0.949 with the fitted constants over the 54 shapes (sweep 2's 12 shapes measured 0.948, sweep 3's 9 0.861,
+    # each before it joined the fit); the choice before this model (two models, cooperative only) ran 0.932 on them
+    assert geo >= 0.94, geo
 
 
 def test_picks_follow_the_launch_shape():

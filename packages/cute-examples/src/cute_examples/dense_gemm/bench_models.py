@@ -74,8 +74,8 @@ def suite(quick: bool = False) -> list[SuiteShape]:
 
 def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
                schedule: str = "cooperative") -> tuple[GemmConfig, Any]:
-    """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick, decomposed when `mode` is auto;
-    ping-pong (`schedule`) rows are data-parallel."""
+    """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick (whatever its schedule), decomposed
+    when `mode` is auto, as gemm() does; rows forced to ping-pong (`schedule`) are data-parallel."""
     from .bench_run import bench_config
     from .k_choice import KChoice, decomposed_config, estimate_us
 
@@ -83,7 +83,7 @@ def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
         raise ValueError(f"decomposition must be one of {DECOMPOSITION_MODES}, got {mode!r}")
     mnkl = (shape.m, shape.n, shape.k, shape.l)
     dp = bench_config(mnkl, dtype, "pingpong" if schedule == "pingpong" else "fast", num_sms)
-    if mode == "data_parallel" or dp.pingpong:
+    if mode == "data_parallel" or schedule == "pingpong":
         return dp, KChoice("data_parallel", 1, estimate_us(shape, dp, num_sms, "data_parallel"))
     return decomposed_config(shape, dp, num_sms)
 
