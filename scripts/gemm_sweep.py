@@ -41,12 +41,12 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
     """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
     schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles."""
     from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILES
+    from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
     from cute_examples.dense_gemm.host import choose_config
 
     shape = bench_shape((*mnk, 1), dtype)
     out = []
-    for tile in TILES:
+    for tile in TILE_EFFICIENCY:
         for cluster in CLUSTER_CHOICES:
             for sched in schedules:
                 try:

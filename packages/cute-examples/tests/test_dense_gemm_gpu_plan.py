@@ -85,10 +85,7 @@ def test_random_problems_are_seeded_and_varied():
     assert {p.batched for p in ps} == {True, False} and max(p.l for p in ps) > 1
     assert any(p.m % 8 or p.n % 8 or p.k % 8 for p in ps)
     chosen = random_problem_configs()
-    # both consumer schedules and several tiles (clusters: the cost model's picks rarely take one since its H200 fit;
-    # the multicast cases below cover them at every tile)
-    assert {c.schedule for c in chosen} == {"cooperative", "pingpong"}
-    assert len({(c.tile_m, c.tile_n) for c in chosen}) >= 4
+    assert any(c.cluster_size > 1 for c in chosen) and len({(c.tile_m, c.tile_n) for c in chosen}) >= 4
 
 
 def test_multicast_configs_cover_every_formerly_failing_class_at_every_tile():

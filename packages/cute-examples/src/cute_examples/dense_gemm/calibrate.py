@@ -1,254 +1,133 @@
-"""Refit the GEMM cost model's constants (`k_calibration.json`) to measured sweeps (no GPU needed here).
+"""Refresh the decomposition model's constants (`k_calibration.json`) from measured runs on this GPU.
 
-    python3 scripts/gemm_sweep.py --decompositions split_k,stream_k --top 1000 > sweep.txt   # on the GPU host
-    python -m cute_examples.dense_gemm.calibrate sweep.txt [more.txt | rows.json ...] [--write]
+    python -m cute_examples.dense_gemm.calibrate [--write] [--bundle DIR]
 
-Inputs are `scripts/gemm_sweep.py` tables (text) or row files in the format of the tests'
-`data/config_sweep_h200.json`. Each row is one measured config of one shape. The fit is a coordinate search on
-the constants (within physical bounds): first least squares on log(model / measured) with the configs within
-25% of their shape's fastest weighted most, then the geometric mean of the pick's regret (fastest measured over
-the measured time of the config the model ranks first among the shape's rows; a decomposition must model
-`min_gain` faster than the best data-parallel row). It prints the regret before and after; with `--write` the
-constants replace the file's (with today's date, and `--device` naming the GPU the sweeps ran on).
+Probes (float16, K-major A and B, each timed with `timing.median_ms` after a correctness check):
+- DRAM: a 1 GiB device-to-device copy (bytes read plus written per microsecond);
+- tensor cores: 8192^3 data-parallel on 128x256 tiles, cluster 1x1 (every SM busy, compute bound): the time per
+  round over K tiles gives one K tile's time, hence the per-SM FLOP rate at that tile's efficiency;
+- SM loads: 64 x 2048 x 65536 on 64x256 tiles (8 SMs, each streaming its operands alone over 1024 K tiles):
+  operand bytes per K tile over its time;
+- fix-up: split-K with 8 parts of 256 x 256 x 65536 on 128x128 tiles (32 units, one round): what the time
+  exceeds the modelled K loop, epilogue and unit overhead by, over the 8 partial-tile transfers on a final
+  part's path (the slowest other part's store, then its 7 reads: k_choice's model of the parallel fix-up).
+The unit overhead and `min_gain` are kept. Without `--write` the fitted constants are printed only; with it
+they replace the file's (with the device name, SM count and date), which is what the cost model reads.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-import functools
 import json
-import math
-import re
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
-from cute_nvarch.numeric import numeric_type
-
-from ..cli import Parser, make_parser, option, switch
-from .calibration import CALIBRATION_FILE, Calibration, calibration
-from .choice import GemmShape, estimate_us
+from ..cli import Parser, add_bundle_flag, make_parser, switch
+from .bench_run import no_gpu_ends
 from .spec import GemmConfig
 
-__all__ = ["Row", "fit", "main", "parser", "read_rows", "regret", "schedule_ratios"]
+__all__ = ["fit", "main", "parser"]
 
-_NAME = re.compile(r"dense_gemm_(?P<ab>[a-z0-9]+?)_f32_(?P<c>[a-z0-9]+?)_[kmn]{3}_(?P<tm>\d+)x(?P<tn>\d+)x\d+_"
-                   r"c(?P<cm>\d)x(?P<cn>\d)_s(?P<st>\d+)_\w*?(?P<pp>P?)(?P<dec>_splitk|_streamk)?$")
-_SHAPE = re.compile(r"^(\d+)x(\d+)x(\d+) \(graph of \d+\): torch.matmul ([\d.]+) us")
-_ROW = re.compile(r"^\s+([\d.]+) us\s+cuBLAS/ours [\d.]+\s+(\S+) (\S+)(?: S=(\d+))?")
-_KINDS = {"_splitk": "split_k", "_streamk": "stream_k", None: "data_parallel"}
+PROBE_DTYPE = "float16"
 
 
-class Row(NamedTuple):
-    """One measured config of one shape (the rows file's columns)."""
+def _time_us(cfg: GemmConfig, splits: int, mnkl: tuple[int, int, int, int], num_sms: int) -> float:
+    """Median microseconds of our launch of cfg on fresh operands (after a check against torch.matmul)."""
+    import torch
 
-    dtype: str
-    m: int
-    n: int
-    k: int
-    tile_m: int
-    tile_n: int
-    cluster_m: int
-    cluster_n: int
-    schedule: str
-    kind: str
-    splits: int
-    stages: int
-    us: float
-    torch_us: float
-    sweep: int = 0  # which sweep (one run) the row comes from: shapes are compared within one
+    from ..timing import median_ms
+    from .bench_models import prepare_row
+    from .bench_run import operands
+    from .spec import TOLERANCE
 
-
-def _table_rows(text: str, sweep: int) -> list[Row]:
-    rows, shape = [], None
-    for line in text.splitlines():
-        if m := _SHAPE.match(line):
-            shape = (*map(int, m.groups()[:3]), float(m.group(4)))
-        elif (m := _ROW.match(line)) and shape and (g := _NAME.match(m.group(2))):
-            dtype = numeric_type(g["ab"]).canonical
-            rows.append(Row(dtype, *shape[:3], int(g["tm"]), int(g["tn"]), int(g["cm"]), int(g["cn"]),
-                            "pingpong" if g["pp"] else "cooperative", _KINDS[g["dec"]], int(m.group(4) or 1),
-                            int(g["st"]), float(m.group(1)), shape[3], sweep))
-    return rows
+    a, b, c = operands(mnkl, PROBE_DTYPE)
+    ref = torch.matmul(a, b)
+    fn, err, label = prepare_row(cfg, splits, a, b, c, ref, num_sms)
+    if err > TOLERANCE[PROBE_DTYPE]:
+        raise RuntimeError(f"calibration probe {cfg.name} ({label}) is wrong: relative error {err:.2e}")
+    t = median_ms(fn, warmup=3, iterations=20) * 1e3
+    print(f"  probe {mnkl[0]}x{mnkl[1]}x{mnkl[2]} {cfg.name} | {label}: {t:.1f} us")
+    return t
 
 
-def read_rows(paths: Sequence[str]) -> list[Row]:
-    """The rows of sweep tables (text) and row files (.json) at `paths`."""
-    out: list[Row] = []
-    for i, path in enumerate(paths):
-        with open(path) as f:
-            text = f.read()
-        if path.endswith(".json"):
-            out += [Row(*r[:-1], 1000 * i + r[-1]) for r in json.loads(text)["rows"]]
-        else:
-            out += _table_rows(text, 1000 * i)
+def _copy_bytes_per_us() -> float:
+    import torch
+
+    from ..timing import median_ms
+
+    src = torch.empty(1 << 29, dtype=torch.float16, device="cuda")
+    dst = torch.empty_like(src)
+    t = median_ms(lambda: dst.copy_(src), warmup=3, iterations=20) * 1e3
+    return 2 * src.numel() * src.element_size() / t
+
+
+def fit(num_sms: int) -> dict[str, Any]:
+    """Measure the probes on the current GPU and return the constants (the file's fields)."""
+    from .calibration import calibration
+    from .choice import TILE_EFFICIENCY
+
+    old = calibration()
+    out = dataclasses.asdict(old)
+    out["hbm_bytes_per_us"] = _copy_bytes_per_us()
+    print(f"  DRAM copy: {out['hbm_bytes_per_us'] / 1e3:.0f} GB/s")
+    # tensor cores: 8192^3 on 128x256, one CTA per SM
+    big = GemmConfig(tile_m=128, tile_n=256)
+    sched = big.tile_scheduler
+    tiles_m, tiles_n, kt = sched.problem_tiles(8192, 8192, 8192)
+    rounds = -(-tiles_m * tiles_n // sched.max_clusters(num_sms))
+    epi = 128 * 256 * 2 / old.sm_store_bytes_per_us
+    t_k = (_time_us(big, 1, (8192, 8192, 8192, 1), num_sms) / rounds - epi - old.unit_fixed_us) / kt
+    out["sm_flop_per_us"] = 2.0 * 128 * 256 * 64 / (t_k * TILE_EFFICIENCY[(128, 256)])
+    # SM loads: 8 SMs streaming 64x256 tiles' operands over 1024 K tiles
+    narrow = GemmConfig(tile_m=64, tile_n=256)
+    t_k = (_time_us(narrow, 1, (64, 2048, 65536, 1), num_sms) - 64 * 256 * 2 / old.sm_store_bytes_per_us) / 1024
+    out["sm_load_bytes_per_us"] = (64 + 256) * 64 * 2 / t_k
+    # fix-up: split-K 8 parts of 4 tiles of 128x128, 128 K tiles per part, 8 transfers on the final part's path
+    split = GemmConfig(tile_m=128, tile_n=128, decomposition="split_k")
+    probe = dataclasses.replace(old, **{k: out[k] for k in ("sm_flop_per_us", "sm_load_bytes_per_us")})
+    eff = TILE_EFFICIENCY[(128, 128)]
+    t_k = max(2.0 * 128 * 128 * 64 / (probe.sm_flop_per_us * eff), 256 * 64 * 2 / probe.sm_load_bytes_per_us)
+    t = _time_us(split, 8, (256, 256, 65536, 1), num_sms)
+    extra = t - 128 * t_k - old.unit_fixed_us - 128 * 128 * 2 / old.sm_store_bytes_per_us
+    if extra > 0:
+        out["sm_fixup_bytes_per_us"] = 8 * 128 * 128 * 4 / extra
     return out
-
-
-@functools.lru_cache(maxsize=512)
-def _default_stages(dtype: str, tile: tuple[int, int], cluster: tuple[int, int], schedule: str, kind: str) -> int:
-    cfg = GemmConfig(a_dtype=dtype, b_dtype=dtype, c_dtype=dtype, b_major="k", tile_m=tile[0], tile_n=tile[1],
-                     cluster_m=cluster[0], cluster_n=cluster[1], schedule=schedule, decomposition=kind)
-    return cfg.max_stages()
-
-
-def _default_pipeline(r: Row) -> bool:
-    """Whether the row ran its config's default stage count (the sweep also tries deeper pipelines)."""
-    return r.stages == _default_stages(r.dtype, (r.tile_m, r.tile_n), (r.cluster_m, r.cluster_n), r.schedule, r.kind)
-
-
-def _by_shape(rows: Sequence[Row]) -> dict[tuple, list[tuple[Row, GemmShape]]]:
-    """Rows of the default pipelines grouped by (dtype, M, N, K, sweep), each with its GemmShape."""
-    out: dict[tuple, list] = {}
-    for r in rows:
-        if _default_pipeline(r):
-            shape = GemmShape(r.m, r.n, r.k, ab_dtype=r.dtype, c_dtype=r.dtype)
-            out.setdefault((r.dtype, r.m, r.n, r.k, r.sweep), []).append((r, shape))
-    return out
-
-
-def _model(r: Row, shape: GemmShape, cal: Calibration) -> float:
-    return estimate_us(shape, (r.tile_m, r.tile_n), (r.cluster_m, r.cluster_n), 132, r.schedule, r.kind, r.splits,
-                       cal)
-
-
-def regret(rows: Sequence[Row], cal: Calibration) -> tuple[float, float, str]:
-    """(geomean, worst, worst shape) of fastest measured / measured time of the model's pick per shape."""
-    logs, worst = [], (2.0, "")
-    for key, group in _by_shape(rows).items():
-        pred = [_model(r, s, cal) for r, s in group]
-        best_dp = min((i for i, (r, _) in enumerate(group) if r.kind == "data_parallel"), key=pred.__getitem__)
-        pick = min(range(len(group)), key=pred.__getitem__)
-        if pred[pick] > pred[best_dp] * (1 - cal.min_gain):
-            pick = best_dp
-        value = min(r.us for r, _ in group) / group[pick][0].us
-        logs.append(math.log(value))
-        worst = min(worst, (value, f"{key[0]} {key[1]}x{key[2]}x{key[3]}"))
-    return math.exp(sum(logs) / len(logs)), worst[0], worst[1]
-
-
-def _loss(rows: Sequence[Row], cal: Calibration) -> float:
-    total = 0.0
-    for group in _by_shape(rows).values():
-        best = min(r.us for r, _ in group)
-        for r, s in group:
-            total += (1.0 if r.us <= 1.25 * best else 0.15) * math.log(_model(r, s, cal) / r.us) ** 2
-    return total
-
-
-# the fitted scalars and their bounds (the tile efficiencies: 0.2 .. 1.3 each)
-_BOUNDS = {
-    "sm_load_bytes_per_us": (20e3, 150e3),  # at most what 64x128 tiles measured (113 KB/us per SM)
-    "sm_stream_bytes_per_us": (20e3, 150e3),
-    "cluster_cost": (0.0, 0.2),
-    "sm_store_bytes_per_us": (10e3, 1e6),
-    "unit_fixed_us": (0.05, 8.0),
-    "pingpong_epilogue_exposed": (0.0, 0.9),
-    "sm_fixup_bytes_per_us": (10e3, 1e6),
-    "hbm_bytes_per_us": (3.5e6, 4.8e6),
-    "pingpong_unit_fixed_us": (0.05, 8.0),
-}
-
-
-def schedule_ratios(rows: Sequence[Row]) -> dict[str, float]:
-    """Per tile ("MxN"): the geometric mean of cooperative over ping-pong time of the data-parallel rows measured in
-    both schedules with the same shape, tile and cluster in one sweep (ping-pong's speed-up)."""
-    times: dict = {}
-    for r in rows:
-        if r.kind == "data_parallel" and _default_pipeline(r):
-            times[(r.sweep, r.m, r.n, r.k, r.tile_m, r.tile_n, r.cluster_m, r.cluster_n, r.schedule)] = r.us
-    logs: dict[str, list[float]] = {}
-    for key, us in times.items():
-        pp = times.get((*key[:-1], "pingpong"))
-        if key[-1] == "cooperative" and pp:
-            logs.setdefault(f"{key[4]}x{key[5]}", []).append(math.log(us / pp))
-    return {t: math.exp(sum(v) / len(v)) for t, v in logs.items() if len(v) >= 5}
-
-
-def _params(cal: Calibration) -> list[tuple[Any, float, tuple[float, float]]]:
-    out = [(("cooperative", t), e, (0.2, 1.3)) for t, e in cal.tile_efficiency["cooperative"].items()]
-    return out + [(name, getattr(cal, name), b) for name, b in _BOUNDS.items()]
-
-
-def _with(cal: Calibration, key: Any, value: float, ratios: dict[str, float]) -> Calibration:
-    """cal with one constant changed; a cooperative tile efficiency carries the tile's ping-pong one along (times
-    its measured speed-up)."""
-    if isinstance(key, tuple):
-        eff = {s: dict(v) for s, v in cal.tile_efficiency.items()}
-        eff["cooperative"][key[1]] = value
-        if key[1] in eff["pingpong"] and key[1] in ratios:
-            eff["pingpong"][key[1]] = value * ratios[key[1]]
-        return dataclasses.replace(cal, tile_efficiency=eff)
-    return dataclasses.replace(cal, **{key: value})
-
-
-def _search(cal: Calibration, objective: Callable[[Calibration], float], passes: int,
-            ratios: dict[str, float]) -> Calibration:
-    best = objective(cal)
-    for _ in range(passes):
-        for key, _, (lo, hi) in _params(cal):
-            for step in (1.25, 0.8, 1.08, 0.925):
-                value = getattr(cal, key) if not isinstance(key, tuple) else cal.tile_efficiency[key[0]][key[1]]
-                trial = _with(cal, key, min(max(value * step if value else 0.01, lo), hi), ratios)
-                score = objective(trial)
-                if score < best:
-                    cal, best = trial, score
-    return cal
-
-
-def fit(rows: Sequence[Row], start: Calibration, passes: tuple[int, int] = (8, 4)) -> Calibration:
-    """The constants refitted to `rows` from `start`: each ping-pong tile efficiency is its cooperative one times the
-    measured speed-up (`schedule_ratios`); the rest by log-time least squares, then the pick's regret."""
-    ratios = schedule_ratios(rows)
-    for tile, e in start.tile_efficiency["cooperative"].items():
-        start = _with(start, ("cooperative", tile), e, ratios)
-    cal = _search(start, lambda c: _loss(rows, c), passes[0], ratios)
-    return _search(cal, lambda c: -regret(rows, c)[0], passes[1], ratios)
-
-
-def _rounded(value: Any) -> Any:
-    """Floats (also inside dicts) to 5 significant digits, as the file stores them."""
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    return float(f"{value:.5g}") if isinstance(value, float) else value
 
 
 def parser() -> Parser:
     """The command line of the calibration."""
     p = make_parser("python -m cute_examples.dense_gemm.calibrate", (__doc__ or "").split("\n")[0], [
-        "python -m cute_examples.dense_gemm.calibrate packages/cute-examples/tests/data/config_sweep_h200.json",
-        "python -m cute_examples.dense_gemm.calibrate sweep.txt --write --device 'NVIDIA H200'",
+        "python -m cute_examples.dense_gemm.calibrate",
+        "python -m cute_examples.dense_gemm.calibrate --write --bundle build/aot",
     ])
-    p.add_argument("sweeps", nargs="+", help="scripts/gemm_sweep.py tables (text) or row files (.json)")
     switch(p, "--write", help="replace the constants in k_calibration.json with the fitted ones")
-    option(p, "--device", default=None, example="'NVIDIA H200'", help="the GPU the sweeps ran on (with --write)")
+    add_bundle_flag(p)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Fit the constants to the sweeps; print the figures, and with --write store the constants."""
+    """Fit the constants on this GPU; print them, and with --write store them."""
     args = parser().parse_args(argv)
-    rows = read_rows(args.sweeps)
-    if not rows:
-        print("calibrate: no rows in the given sweeps")
-        return 1
-    old = calibration()
-    print(f"{len(rows)} rows, {len(_by_shape(rows))} shapes")
-    print("current constants: pick regret geomean {:.3f}, worst {:.3f} ({})".format(*regret(rows, old)))
-    new = fit(rows, old)
-    print("fitted constants:  pick regret geomean {:.3f}, worst {:.3f} ({})".format(*regret(rows, new)))
-    for key, value, _ in _params(new):
-        print(f"  {key}: {value:.4g}")
-    for tile, ratio in schedule_ratios(rows).items():
-        print(f"  ping-pong speed-up {tile}: {ratio:.3f}")
+    if no_gpu_ends(args, "nothing (the calibration measures GEMM launches)", "the GEMM calibration"):
+        return 0
+    import torch
+    from cute_runtime import device_properties
+
+    from .calibration import CALIBRATION_FILE, calibration
+
+    props = device_properties(torch.cuda.current_device())
+    name = torch.cuda.get_device_name()
+    print(f"device: {name}, {props.sm_count} SMs")
+    consts = fit(props.sm_count)
+    consts.update(device=name, num_sms=props.sm_count, date=datetime.date.today().isoformat())
+    for k, v in consts.items():
+        print(f"{k}: {v}")
     if args.write:
         with open(CALIBRATION_FILE) as f:
             data = json.load(f)
-        data.update({k: _rounded(v) for k, v in new.to_json().items() if k not in ("device", "date", "num_sms")})
-        data["date"] = datetime.date.today().isoformat()
-        if args.device:
-            data["device"] = args.device
+        data.update(consts)
         with open(CALIBRATION_FILE, "w") as f:
             json.dump(data, f, indent=2)
             f.write("\n")

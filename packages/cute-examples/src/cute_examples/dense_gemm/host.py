@@ -234,31 +234,28 @@ def choose_config(
 ) -> GemmConfig:
     """The config for a problem (GemmProblem or GemmShape): given tile/cluster, else the cost model's pick.
 
-    Unspecified parts come from `choice.rank_configs` (the fastest modelled (tile, cluster, schedule), or the best
-    for a given tile or cluster); stages are the most that fit; `variant` names the speed options (VARIANTS).
-    With the default "fast" variant the schedule is the model's pick (ping-pong where it models faster, for 16-bit
-    A, B and C) unless both tile and cluster are given (then cooperative); other variants fix it.
+    Unspecified parts come from `choice.rank_configs` (the fastest modelled (tile, cluster), or the best
+    cluster for a given tile); stages are the most that fit; `variant` names the speed options (VARIANTS).
     """
     from .choice import rank_configs
 
     p = problem
-    schedule = None
     if tile_shape_mnk is None or cluster_shape_mn is None:
-        ranked = rank_configs(p, num_sms, None if variant == "fast" else ("cooperative",))
+        ranked = rank_configs(p, num_sms)
         if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages 128-byte rows: tile N >= 128
-            ranked = [r for r in ranked if r.tile[1] >= 128]
+            ranked = [(t, c) for t, c in ranked if t[1] >= 128]
         if tile_shape_mnk is not None:
-            ranked = [r for r in ranked if r.tile == tuple(tile_shape_mnk[:2])] or [
-                (tuple(tile_shape_mnk[:2]), (1, 1), "cooperative")
+            ranked = [(t, c) for t, c in ranked if t == tuple(tile_shape_mnk[:2])] or [
+                (tuple(tile_shape_mnk[:2]), (1, 1))
             ]
         if cluster_shape_mn is not None:
-            ranked = [r for r in ranked if r.cluster == tuple(cluster_shape_mn)] or [
-                ((128, 128), tuple(cluster_shape_mn), "cooperative")
+            ranked = [(t, c) for t, c in ranked if c == tuple(cluster_shape_mn)] or [
+                ((128, 128), tuple(cluster_shape_mn))
             ]
-        tile, cluster, schedule = ranked[0]
+        tile, cluster = ranked[0]
         tile_shape_mnk = tile_shape_mnk or (tile[0], tile[1], None)  # tile_k: one 128-byte row of A
         cluster_shape_mn = cluster_shape_mn or cluster
-    cfg = GemmConfig(
+    return GemmConfig(
         a_dtype=p.ab_dtype,
         b_dtype=getattr(p, "b_dtype", None) or p.ab_dtype,
         c_dtype=p.c_dtype,
@@ -272,12 +269,6 @@ def choose_config(
         cluster_m=cluster_shape_mn[0],
         cluster_n=cluster_shape_mn[1],
     ).with_variant(variant)
-    if variant == "fast" and schedule == "pingpong":
-        try:
-            return cfg.with_schedule("pingpong")
-        except ValueError:
-            return cfg  # a ping-pong rule this config breaks (its majors or dtypes): cooperative
-    return cfg
 
 
 def with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
@@ -329,13 +320,7 @@ def choose_epilogue_config(
             raise ValueError(f"input= needs tile N <= {MAX_INPUT_TILE_N}, got tile_shape_mnk {tuple(tile_shape_mnk)}")
         tile = (64 if pp_wide else cfg.tile_m, MAX_INPUT_TILE_N, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
-    try:
-        return dataclasses.replace(cfg, **fields)
-    except ValueError:
-        if not (cfg.pingpong and variant == "fast"):
-            raise
-        # the model's ping-pong pick breaks a rule of these fields: the cooperative kernel of the same tile
-        return dataclasses.replace(cfg.with_schedule("cooperative"), **fields)
+    return dataclasses.replace(cfg, **fields)
 
 
 def schedule(

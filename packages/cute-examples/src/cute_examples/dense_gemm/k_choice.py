@@ -1,15 +1,28 @@
-"""Which K decomposition a GEMM shape runs with: data-parallel, split-K or stream-K, from the cost model.
+"""Which K decomposition a GEMM shape runs with: data-parallel, split-K or stream-K, from a calibrated model.
 
-`choice.estimate_us` prices each kind (the one model; its constants in `k_calibration.json`).
+The model prices one persistent launch of a config on `num_sms` SMs from wave quantisation and K length:
+
+- one K tile of a CTA tile (tile_m x tile_n x tile_k) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
+  operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone
+  (a cluster's multicast divides A's bytes by cluster_n and B's by cluster_m);
+- data-parallel: `ceil(T / P)` rounds of `k_tiles * t_k + epilogue + fixed` (T cluster tiles, P clusters);
+- the parallel fix-up (`split_k`) moves float32 partial tiles between a CTA and L2 at `sm_fixup` bytes/us:
+  a tile's final part waits for its slowest other part (which then stores one partial: one transfer) and
+  reads the parts - 1 partials one after the other (parts - 1 transfers): `parts` transfers on its path;
+- split-K with S parts: `ceil(T * S / P)` rounds of `ceil(k_tiles / S) * t_k + fixed`, plus S transfers and
+  one epilogue;
+- stream-K: `T // P` data-parallel rounds, then each of the W workers' `ceil(iterations / W)` K tiles, two
+  unit overheads, the transfers of the tile with the most parts and an epilogue;
+- every launch takes at least the DRAM time of its operands, output and fix-up traffic (`hbm` bytes/us; A and
+  B read once; each partial tile written and read once).
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
 keeping data-parallel unless another kind is `min_gain` faster and its partial tiles fit in
-`split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds (cooperative, cluster 1x1) on the
-tiles `SHARED_K_TILES` (what the AOT bundle holds) against the data-parallel pick, whatever its schedule; for
-M <= `SMALL_M` (decode-like rows) only split-K on the narrowest tiles `SMALL_M_TILES` (measured on an H200,
-stream-K on those rows lost to data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many
-partial tiles), compared without the DRAM floor: every such launch models at that floor, and how near it gets
-depends on how many SMs stream the weight (a 64-tile data-parallel launch reached 3.4 TB/s, split-K 4 TB/s).
-`limiter` names the bound of a modelled launch (DRAM, SM loads or tensor cores).
+`split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
+`SHARED_K_TILES` (what the AOT bundle holds); for M <= `SMALL_M` (decode-like rows) only split-K on the
+narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
+data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are
+in `k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate
+--write` on a GPU.
 """
 
 from __future__ import annotations
@@ -18,9 +31,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from . import choice
 from .calibration import Calibration, calibration
-from .choice import io_bytes
+from .choice import TILE_EFFICIENCY, io_bytes
 from .spec import GemmConfig
 
 __all__ = [
@@ -51,6 +63,23 @@ class KChoice:
     us: float
 
 
+def _k_tile_us(cal: Calibration, cfg: GemmConfig) -> float:
+    eff = TILE_EFFICIENCY.get((cfg.tile_m, cfg.tile_n), 0.5)
+    # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
+    compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
+    return max(compute, _load_us(cal, cfg))
+
+
+def _load_us(cal: Calibration, cfg: GemmConfig) -> float:
+    """One K tile's operand bytes per SM (multicast shares A along cluster_n, B along cluster_m) at sm_load."""
+    bytes_ = (cfg.tile_m / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * cfg.tile_k * cfg.ab_bytes
+    return bytes_ / cal.sm_load_bytes_per_us
+
+
+def _io_bytes(shape: Any, cfg: GemmConfig) -> float:
+    return io_bytes(shape.m, shape.n, shape.k, shape.l, cfg.ab_bytes, cfg.c_bytes)
+
+
 def partial_bytes(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1) -> int:
     """Bytes of float32 partial tiles a launch of cfg's tile decomposed as `kind` needs (0: data-parallel)."""
     from cute_nvarch.tile_scheduler import Decomposition
@@ -67,12 +96,35 @@ def partial_bytes(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: 
 
 
 def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1,
-                cal: Calibration | None = None, dram_floor: bool = True) -> float:
-    """Modelled microseconds of `shape` (m, n, k, l) with cfg's dtypes, tile, cluster and schedule decomposed as
-    `kind`."""
-    problem = choice.GemmShape(shape.m, shape.n, shape.k, shape.l, ab_dtype=cfg.a_dtype, c_dtype=cfg.c_dtype)
-    return choice.estimate_us(problem, (cfg.tile_m, cfg.tile_n), (cfg.cluster_m, cfg.cluster_n), num_sms,
-                              cfg.schedule, kind, splits, cal, dram_floor)
+                cal: Calibration | None = None) -> float:
+    """Modelled microseconds of `shape` (m, n, k, l) with cfg's tile and cluster decomposed as `kind`."""
+    from cute_nvarch.tile_scheduler import KWork
+
+    cal = cal or calibration()
+    sched = cfg.tile_scheduler
+    tiles_m, tiles_n, kt = sched.problem_tiles(shape.m, shape.n, shape.k)
+    tiles = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
+    p = sched.max_clusters(num_sms)
+    tm, tn = cfg.tile_m, cfg.tile_n
+    t_k = _k_tile_us(cal, cfg)
+    epi = tm * tn * cfg.c_bytes / cal.sm_store_bytes_per_us
+    fix = tm * tn * 4 / cal.sm_fixup_bytes_per_us  # one partial tile between a CTA and L2
+    fixed = cal.unit_fixed_us
+    if kind == "split_k":
+        s = min(splits, kt)
+        rounds = -(-tiles * s // p)
+        t = rounds * (-(-kt // s) * t_k + fixed) + (s * fix if s > 1 else 0.0) + epi
+    elif kind == "stream_k":
+        work = KWork("stream_k", tiles, kt, p)
+        t = (tiles // p) * (kt * t_k + epi + fixed)
+        if work.workers:
+            per = work.iters // work.workers  # the fewest iterations a worker has: the most parts on a tile
+            parts = min(-(-(kt - 1) // per) + 1, work.workers)
+            t += -(-work.iters // work.workers) * t_k + 2 * fixed + (parts * fix if parts > 1 else 0.0) + epi
+    else:
+        t = -(-tiles // p) * (kt * t_k + epi + fixed)
+    dram = _io_bytes(shape, cfg) + 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
+    return max(t, dram / cal.hbm_bytes_per_us)
 
 
 def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1,
@@ -80,14 +132,10 @@ def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 
     """Which bound the model's time for the launch is: "DRAM", "SM loads" (operand streaming per SM) or
     "tensor cores"."""
     cal = cal or calibration()
-    moved = io_bytes(shape.m, shape.n, shape.k, shape.l, cfg.ab_bytes, cfg.c_bytes)
-    moved += 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
-    if moved / cal.hbm_bytes_per_us >= estimate_us(shape, cfg, num_sms, kind, splits, cal) * 0.999:
+    dram = _io_bytes(shape, cfg) + 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
+    if dram / cal.hbm_bytes_per_us >= estimate_us(shape, cfg, num_sms, kind, splits, cal) * 0.999:
         return "DRAM"
-    problem = choice.GemmShape(shape.m, shape.n, shape.k, shape.l, ab_dtype=cfg.a_dtype, c_dtype=cfg.c_dtype)
-    wgmma, loads = choice.k_tile_us(problem, (cfg.tile_m, cfg.tile_n), (cfg.cluster_m, cfg.cluster_n), cfg.schedule,
-                                    cal)
-    return "SM loads" if loads >= wgmma else "tensor cores"
+    return "SM loads" if _load_us(cal, cfg) >= _k_tile_us(cal, cfg) else "tensor cores"
 
 
 def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,
@@ -97,8 +145,7 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     from .split_k import MAX_WORKSPACE_BYTES
 
     cal = cal or calibration()
-    floor = shape.m > SMALL_M
-    dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal, dram_floor=floor))
+    dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal))
     if cfg.fused or cfg.acc_dtype != "float32":
         return dp
     kt = cfg.tile_scheduler.problem_tiles(shape.m, shape.n, shape.k)[2]
@@ -108,7 +155,7 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     for kind, s in cands:
         if partial_bytes(shape, cfg, num_sms, kind, s) > MAX_WORKSPACE_BYTES:
             continue
-        t = estimate_us(shape, cfg, num_sms, kind, s, cal, floor)
+        t = estimate_us(shape, cfg, num_sms, kind, s, cal)
         if t < best.us:
             best = KChoice(kind, s, t)
     return best if best.us < dp.us * (1 - cal.min_gain) else dp
@@ -119,8 +166,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
     cal = cal or calibration()
-    floor = shape.m > SMALL_M
-    dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal, dram_floor=floor))
+    dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     if dp_cfg.fused or dp_cfg.acc_dtype != "float32" or dp_cfg.ab_bytes < 2:
         return dp_cfg, dp  # (8-bit operands: no split-K / stream-K GPU case yet)
     small = shape.m <= SMALL_M
@@ -131,7 +177,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
             continue
         try:
             cfg = dataclasses.replace(dp_cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=1, cluster_n=1, stages=None,
-                                      schedule="cooperative", decomposition=kinds[0])
+                                      decomposition=kinds[0])
         except ValueError:
             continue  # e.g. a C whose epilogue chunks break the rule for this tile
         c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, kinds)

@@ -1,7 +1,7 @@
 """`--tune`: time candidate configurations of one GEMM shape on the GPU and remember the fastest.
 
-Candidates (`tune_candidates`) are the cost model's best few (tile, cluster, schedule) (`choice.rank_configs`, the
-first being `choose_config`'s pick) and the same in the other consumer schedule, each also run with other tile orders
+Candidates (`tune_candidates`) are the cost model's best few (tile, cluster) pairs (`choice.rank_configs`, the
+first being `choose_config`'s pick) and the same with the ping-pong schedule, each also run with other tile orders
 (raster along M or N, swizzle 1..8): the order is a kernel argument, so trying it costs no compilation. Every
 candidate's result is checked against torch.matmul's before it is timed; a wrong one is reported and never chosen.
 The winner is kept in the tune cache (`tune_cache`), which `gemm()` reads for its shape when no tile or cluster is
@@ -25,29 +25,20 @@ CANDIDATES = 4
 def tune_candidates(
     shape: Any, acc_dtype: str = "float32", num_sms: int = 132, count: int = CANDIDATES
 ) -> list[GemmConfig]:
-    """The first `count` configs of the cost model's ranking for `shape` ("fast" variant, each in its ranked
-    schedule: the first is `choose_config`'s pick), then each of them in the other schedule (no duplicates)."""
+    """The first `count` configs of the cost model's ranking for `shape` ("fast" variant), then each of them with the
+    ping-pong schedule (`GemmConfig.with_schedule`, no duplicates)."""
     if count < 1:
         raise ValueError(f"count must be >= 1, got {count}")
     out = []
-    for tile, cluster, sched in rank_configs(shape, num_sms)[:count]:
-        cfg = choose_config(shape, acc_dtype, (tile[0], tile[1], 64), cluster, num_sms)
-        out.append(_scheduled(cfg, sched) or cfg)
+    for tile, cluster in rank_configs(shape, num_sms)[:count]:
+        out.append(choose_config(shape, acc_dtype, (tile[0], tile[1], 64), cluster, num_sms))
     names = {c.name for c in out}
     for cfg in list(out):
-        other = _scheduled(cfg, "cooperative" if cfg.pingpong else "pingpong")
-        if other is not None and other.name not in names:
-            names.add(other.name)
-            out.append(other)
+        pp = cfg.with_schedule("pingpong")
+        if pp.name not in names:
+            names.add(pp.name)
+            out.append(pp)
     return out
-
-
-def _scheduled(cfg: GemmConfig, schedule: str) -> GemmConfig | None:
-    """cfg in `schedule` (None where that schedule does not take it)."""
-    try:
-        return cfg.with_schedule(schedule)
-    except ValueError:
-        return None
 
 
 def _orders(problem: Any, cfg: GemmConfig, num_sms: int) -> list[tuple[int | None, int | None]]:
