@@ -30,7 +30,8 @@ def test_model_follows_waves_and_k():
     from cute_examples.dense_gemm.k_choice import choose_decomposition
 
     cal = Calibration(sm_flop_per_us=7.49e6, sm_load_bytes_per_us=1e6, hbm_bytes_per_us=1e9,
-                      sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1)
+                      sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1,
+                      small_m_min_gain=0.1)
     cfg = GemmConfig(tile_n=256)
     assert choose_decomposition(GemmShape(128 * 132, 256, 8192), cfg, 132, cal).kind == "data_parallel"
     few = choose_decomposition(GemmShape(256, 2048, 16384), cfg, 132, cal)  # 16 tiles, 256 K tiles
@@ -62,7 +63,8 @@ def test_limiter_names_the_bound():
 
     def cal(hbm, load):
         return Calibration(sm_flop_per_us=5e6, sm_load_bytes_per_us=load, hbm_bytes_per_us=hbm,
-                           sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1)
+                           sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=8e4, unit_fixed_us=0.5, min_gain=0.1,
+                           small_m_min_gain=0.1)
 
     cfg, decode = GemmConfig(tile_m=64, tile_n=256), GemmShape(1, 8192, 8192)
     assert limiter(decode, cfg, 132, "data_parallel", cal=cal(1e6, 1e9)) == "DRAM"
@@ -124,7 +126,7 @@ def test_model_against_the_recorded_h200_rows(capsys):
             assert model > model_dp, (dtype, m, n, k)
         else:
             assert choice.kind == "split_k" and (chosen_cfg.tile_m, chosen_cfg.tile_n) in SMALL_M_TILES
-            assert choice.us < model_dp * (1 - cal.min_gain) and choice.us < model, (dtype, m, n, k)
+            assert choice.us < model_dp * (1 - cal.small_m_min_gain) and choice.us < model, (dtype, m, n, k)
     assert lost == 9
     assert "model" in capsys.readouterr().out
 
@@ -148,7 +150,8 @@ def test_small_m_prefers_split_k_on_narrow_tiles_and_the_workspace_is_bounded():
     assert choice.kind == "split_k" and (cfg.tile_m, cfg.tile_n) in SMALL_M_TILES and cfg.decomposition == "split_k"
     # a huge fix-up bandwidth makes every split attractive: the budget still rules out the big workspaces
     cal = Calibration(sm_flop_per_us=5e6, sm_load_bytes_per_us=1e3, hbm_bytes_per_us=1e12,
-                      sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=1e12, unit_fixed_us=0.0, min_gain=0.0)
+                      sm_store_bytes_per_us=5e4, sm_fixup_bytes_per_us=1e12, unit_fixed_us=0.0, min_gain=0.0,
+                      small_m_min_gain=0.0)
     big = GemmShape(4096, 4096, 65536)
     tile = GemmConfig(tile_n=256)
     c = choose_decomposition(big, tile, 132, cal)

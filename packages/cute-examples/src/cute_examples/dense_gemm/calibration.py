@@ -29,6 +29,7 @@ class Calibration:
     sm_fixup_bytes_per_us: float
     unit_fixed_us: float
     min_gain: float
+    small_m_min_gain: float
     num_sms: int = 132
     device: str = ""
     date: str = ""
@@ -44,6 +45,6 @@ def calibration(path: str = CALIBRATION_FILE) -> Calibration:
     for f in dataclasses.fields(Calibration):
         if f.default is dataclasses.MISSING and f.name not in kw:
             raise ValueError(f"{path}: calibration field {f.name!r} is missing")
-        if f.name in kw and f.type in ("float", "int") and not kw[f.name] > 0 and f.name != "min_gain":
+        if f.name in kw and f.type in ("float", "int") and not kw[f.name] > 0 and "min_gain" not in f.name:
             raise ValueError(f"{path}: calibration field {f.name!r} must be > 0, got {kw[f.name]!r}")
     return Calibration(**kw)

@@ -16,7 +16,8 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 - every launch takes at least the DRAM time of its operands, output and fix-up traffic (`hbm` bytes/us; A and
   B read once; each partial tile written and read once).
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
-keeping data-parallel unless another kind is `min_gain` faster and its partial tiles fit in
+keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
+tiles fit in
 `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
 `SHARED_K_TILES` (what the AOT bundle holds); for M <= `SMALL_M` (decode-like rows) only split-K on the
 narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
@@ -138,6 +139,11 @@ def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 
     return "SM loads" if _load_us(cal, cfg) >= _k_tile_us(cal, cfg) else "tensor cores"
 
 
+def _min_gain(shape: Any, cal: Calibration) -> float:
+    """The modelled gain a decomposition needs over data-parallel: `small_m_min_gain` for decode-like M."""
+    return cal.small_m_min_gain if shape.m <= SMALL_M else cal.min_gain
+
+
 def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,
                          kinds: tuple[str, ...] = ("stream_k", "split_k")) -> KChoice:
     """The fastest modelled (kind, splits) for `shape` with cfg's tile among data-parallel and `kinds`
@@ -158,7 +164,7 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
         t = estimate_us(shape, cfg, num_sms, kind, s, cal)
         if t < best.us:
             best = KChoice(kind, s, t)
-    return best if best.us < dp.us * (1 - cal.min_gain) else dp
+    return best if best.us < dp.us * (1 - _min_gain(shape, cal)) else dp
 
 
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
@@ -183,6 +189,6 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
         c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, kinds)
         if c.kind != "data_parallel" and c.us < best.us:
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
-    if best.us < dp.us * (1 - cal.min_gain):
+    if best.us < dp.us * (1 - _min_gain(shape, cal)):
         return best_cfg, best
     return dp_cfg, dp
