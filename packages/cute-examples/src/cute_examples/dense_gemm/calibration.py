@@ -35,6 +35,9 @@ class Calibration:
     date: str = ""
 
 
+_GAINS = ("min_gain", "small_m_min_gain")  # fractions that may be 0 (every other number must be > 0)
+
+
 @functools.lru_cache(maxsize=4)
 def calibration(path: str = CALIBRATION_FILE) -> Calibration:
     """The constants stored at `path` (ValueError naming a missing or non-positive field)."""
@@ -45,6 +48,6 @@ def calibration(path: str = CALIBRATION_FILE) -> Calibration:
     for f in dataclasses.fields(Calibration):
         if f.default is dataclasses.MISSING and f.name not in kw:
             raise ValueError(f"{path}: calibration field {f.name!r} is missing")
-        if f.name in kw and f.type in ("float", "int") and not kw[f.name] > 0 and "min_gain" not in f.name:
+        if f.name in kw and f.type in ("float", "int") and not kw[f.name] > 0 and f.name not in _GAINS:
             raise ValueError(f"{path}: calibration field {f.name!r} must be > 0, got {kw[f.name]!r}")
     return Calibration(**kw)

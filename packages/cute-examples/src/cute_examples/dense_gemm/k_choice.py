@@ -17,8 +17,7 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
   B read once; each partial tile written and read once).
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
 keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
-tiles fit in
-`split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
+tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
 `SHARED_K_TILES` (what the AOT bundle holds); for M <= `SMALL_M` (decode-like rows) only split-K on the
 narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
 data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are
