@@ -3,6 +3,11 @@
     python3 scripts/gemm_sweep.py [--dtype bfloat16] [--shapes 512x6144x4096,...] [--schedules cooperative,pingpong]
     python3 scripts/gemm_sweep.py --decompositions split_k,stream_k   # also the shared-K kinds (k_choice's tiles)
     python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
+    python3 scripts/gemm_sweep.py --dtype float8_e4m3fn --promotion 4   # FP8 (bfloat16 C, per-tensor device scales)
+
+FP8 rows (E4M3 A and B, both K-major, tile K 128) run the scaled kernel against torch._scaled_mm on the same
+tensors and scales: with `--promotion N` (two-level accumulation every N k-blocks) against use_fast_accum=False,
+without it against use_fast_accum=True.
 
 What the cost model (`choice.py`) ranks is measured: per shape, each config's time inside a CUDA graph (launch cost
 out of the figure) and torch.matmul's, in alternating rounds on identical tensors (A (M, K) row-major, B = W.t() of
@@ -36,23 +41,45 @@ DEEP_STAGES = (12, 13)  # extra stage counts tried where a tile fits them (the d
 SPLITS = (2, 3, 4, 6, 8)  # split-K part counts tried with --decompositions split_k
 
 
-def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132,
-            decompositions: tuple[str, ...] = ()) -> list:
-    """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
-    schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles."""
+FP8_C_DTYPE = "bfloat16"  # an FP8 row's C (bench_fp8's)
+
+
+def _is_fp8(dtype: str) -> bool:
+    from cute_examples.dense_gemm.spec import FP8_DTYPES
+
+    return dtype in FP8_DTYPES
+
+
+def _problem(mnk: tuple[int, int, int], dtype: str):  # noqa: ANN202
+    """The swept problem: bench_shape's, with a bfloat16 C for an FP8 A and B."""
     from cute_examples.dense_gemm.bench_run import bench_shape
+
+    shape = bench_shape((*mnk, 1), dtype)
+    return dataclasses.replace(shape, c_dtype=FP8_C_DTYPE) if _is_fp8(dtype) else shape
+
+
+def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132,
+            decompositions: tuple[str, ...] = (), promotion: int = 0) -> list:
+    """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
+    schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles;
+    FP8 configs read per-tensor device scales and promote every `promotion` k-blocks (0: never)."""
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
     from cute_examples.dense_gemm.host import choose_config
 
-    shape = bench_shape((*mnk, 1), dtype)
+    shape = _problem(mnk, dtype)
+    fp8 = _is_fp8(dtype)
+    tile_k = 128 if fp8 else 64
     out = []
     for tile in TILE_EFFICIENCY:
         for cluster in CLUSTER_CHOICES:
             for sched in schedules:
                 try:
-                    cfg = choose_config(shape, "float32", (tile[0], tile[1], 64), cluster, num_sms)
+                    cfg = choose_config(shape, "float32", (tile[0], tile[1], tile_k), cluster, num_sms)
                     if sched != "cooperative":
                         cfg = dataclasses.replace(cfg, schedule=sched)
+                    if fp8:
+                        cfg = dataclasses.replace(cfg, scale_a="tensor", scale_b="tensor",
+                                                  mma_promotion_interval=promotion)
                 except (ValueError, TypeError):
                     continue  # not a valid combination (e.g. a ping-pong tile past its register budget)
                 out.append((cfg, 1))
@@ -90,13 +117,14 @@ def _decomposed(shape, dtype: str, kinds: tuple[str, ...], num_sms: int) -> list
     return out
 
 
-def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = ()) -> int:
+def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = (),
+                promotion: int = 0) -> int:
     """Write the JIT specs the sweep runs as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE)."""
     from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
 
     seen, lines = set(), []
     for mnk in shapes:
-        for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions):
+        for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions, promotion=promotion):
             spec = gemm_spec(cfg)
             key = json.dumps(spec, sort_keys=True)
             if key not in seen:
@@ -107,31 +135,78 @@ def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decom
     return len(lines)
 
 
+def _operands(mnk: tuple[int, int, int], dtype: str, promotion: int) -> tuple:
+    """(a, b, c, the reference, torch's launch writing its own output, the peer's name) of a shape."""
+    import torch
+    from cute_examples.dense_gemm.bench_run import operands
+
+    if not _is_fp8(dtype):
+        a, b, c = operands((*mnk, 1), dtype)
+        peer_out = torch.empty_like(c)
+        return a, b, c, torch.matmul(a, b), (lambda: torch.matmul(a, b, out=peer_out)), "torch.matmul", ()
+    m, n, k = mnk
+    td, cdt = getattr(torch, dtype), getattr(torch, FP8_C_DTYPE)
+    a = torch.randn(m, k, device="cuda").to(td)
+    b = torch.randn(n, k, device="cuda").to(td).t()  # (K, N), K contiguous
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=cdt)
+    sa, sb = torch.full((), 0.75, device="cuda"), torch.full((), 1.25, device="cuda")
+    ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=False)
+    fast = promotion == 0
+
+    def peer() -> None:
+        torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=fast)
+
+    return a, b, c, ref, peer, f"_scaled_mm(use_fast_accum={fast})", (sa, sb)
+
+
+def _prepare(cfg, splits: int, ops: tuple, sms: int) -> tuple:  # noqa: ANN001
+    """(launch, normwise error, schedule label) of one config on a shape's operands."""
+    from cute_examples.dense_gemm.bench_fp8 import _prepare_scaled
+    from cute_examples.dense_gemm.bench_models import prepare_row
+    from cute_examples.dense_gemm.decomposed import schedule_of
+    from cute_examples.dense_gemm.host import problem_of
+
+    a, b, c, ref, _, _, scales = ops
+    if not scales:
+        return prepare_row(cfg, splits, a, b, c, ref, sms)
+    launch, err = _prepare_scaled(cfg, a, b, c, *scales, ref, sms)
+    return launch, err, schedule_of(problem_of(a, b, c), cfg, sms, splits).label
+
+
+def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int) -> str:
+    """The name of the config the host picks for a shape (bench_fp8's pick for FP8)."""
+    from cute_examples.dense_gemm.bench_fp8 import fp8_row_configs
+    from cute_examples.dense_gemm.bench_run import bench_config
+
+    if not _is_fp8(dtype):
+        return bench_config((*mnk, 1), dtype, num_sms=sms).name
+    plain, promoted, _ = fp8_row_configs((*mnk, 1), sms)
+    return dataclasses.replace(promoted, mma_promotion_interval=promotion).name if promotion else plain.name
+
+
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
-        decompositions: tuple[str, ...] = ()) -> int:
+        decompositions: tuple[str, ...] = (), promotion: int = 0) -> int:
     """Sweep each shape on the GPU and print its table."""
     import torch
-    from cute_examples.dense_gemm.bench_models import prepare_row
-    from cute_examples.dense_gemm.bench_run import bench_config, operands
     from cute_examples.timing import graph_ms
     from cute_runtime import device_properties
 
     props = device_properties(0)
     sms = props.sm_count
-    print(f"{props.name}, {sms} SMs, {dtype}, schedules {','.join(schedules)}, {rounds} alternating rounds")
+    what = f", promotion every {promotion} k-blocks" if _is_fp8(dtype) and promotion else ""
+    print(f"{props.name}, {sms} SMs, {dtype}{what}, schedules {','.join(schedules)}, {rounds} alternating rounds")
     summary = []
     for mnk in shapes:
         torch.manual_seed(0)
-        a, b, c = operands((*mnk, 1), dtype)
-        ref = torch.matmul(a, b)
-        peer_out = torch.empty_like(c)
+        ops = _operands(mnk, dtype, promotion)
+        peer_name = ops[5]
         flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
         calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
-        host_pick = bench_config((*mnk, 1), dtype, num_sms=sms).name
+        host_pick = _host_pick(mnk, dtype, promotion, sms)
         fns, labels = [], []
-        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions):
+        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion):
             try:
-                launch, err, sched = prepare_row(cfg, splits, a, b, c, ref, sms)
+                launch, err, sched = _prepare(cfg, splits, ops, sms)
             except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
                 print(f"  {cfg.name}: skipped ({type(exc).__name__}: {str(exc)[:90]})")
                 continue
@@ -140,8 +215,8 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
                 continue
             fns.append(launch)
             labels.append(f"{cfg.name} {sched}")
-        fns.append(lambda a=a, b=b, o=peer_out: torch.matmul(a, b, out=o))
-        labels.append("torch.matmul")
+        fns.append(ops[4])
+        labels.append(peer_name)
         samples = [[] for _ in fns]
         for rnd in range(rounds):
             order = range(len(fns)) if rnd % 2 == 0 else reversed(range(len(fns)))
@@ -151,15 +226,15 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         peer = us[-1]
         ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])
         name = "x".join(map(str, mnk))
-        print(f"\n{name} (graph of {calls}): torch.matmul {peer:.2f} us")
+        print(f"\n{name} (graph of {calls}): {peer_name} {peer:.2f} us")
         for i in ranked[:top]:
-            print(f"  {us[i]:9.2f} us  cuBLAS/ours {peer / us[i]:.3f}  {labels[i]}")
+            print(f"  {us[i]:9.2f} us  peer/ours {peer / us[i]:.3f}  {labels[i]}")
         pick = [i for i in range(len(fns) - 1) if labels[i].startswith(host_pick + " ")]
         if pick:
             i = pick[0]
-            print(f"  host pick: {us[i]:9.2f} us  cuBLAS/ours {peer / us[i]:.3f}  {labels[i]}")
+            print(f"  host pick: {us[i]:9.2f} us  peer/ours {peer / us[i]:.3f}  {labels[i]}")
             summary.append((name, peer / us[i], peer / us[ranked[0]], labels[ranked[0]].split(" ")[0]))
-    print("\nshape              host pick  best  (cuBLAS/ours)  best config")
+    print("\nshape              host pick  best  (peer/ours)  best config")
     for name, host, best, label in summary:
         print(f"{name:18} {host:9.3f} {best:6.3f}  {label}")
     if summary:
@@ -170,7 +245,8 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--dtype", default="bfloat16", choices=("float16", "bfloat16"))
+    p.add_argument("--dtype", default="bfloat16", choices=("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2"))
+    p.add_argument("--promotion", type=int, default=0, help="FP8: promote every N k-blocks (0: never)")
     p.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated MxNxK")
     p.add_argument("--schedules", default="cooperative,pingpong")
     p.add_argument("--rounds", type=int, default=2)
@@ -182,9 +258,9 @@ def main() -> int:
     schedules = args.schedules.split(",")
     kinds = tuple(k for k in args.decompositions.split(",") if k)
     if args.specs:
-        print(f"{write_specs(args.specs, shapes, args.dtype, schedules, kinds)} specs -> {args.specs}")
+        print(f"{write_specs(args.specs, shapes, args.dtype, schedules, kinds, args.promotion)} specs -> {args.specs}")
         return 0
-    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds)
+    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion)
 
 
 if __name__ == "__main__":
