@@ -58,28 +58,33 @@ def _problem(mnk: tuple[int, int, int], dtype: str):  # noqa: ANN202
     return dataclasses.replace(shape, c_dtype=FP8_C_DTYPE) if _is_fp8(dtype) else shape
 
 
+def _config(shape, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int, promotion: int, **fields):  # noqa: ANN001, ANN202
+    """choose_config's config of the tile and cluster (tile K: one 128-byte row), FP8 with per-tensor device scales
+    and two-level accumulation every `promotion` k-blocks; ValueError/TypeError where the combination is invalid."""
+    from cute_examples.dense_gemm.host import choose_config
+
+    fp8 = _is_fp8(shape.ab_dtype)
+    cfg = choose_config(shape, "float32", (tile[0], tile[1], 128 if fp8 else 64), cluster, num_sms)
+    if fp8:
+        fields.update(scale_a="tensor", scale_b="tensor", mma_promotion_interval=promotion)
+    return dataclasses.replace(cfg, **fields) if fields else cfg
+
+
 def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132,
             decompositions: tuple[str, ...] = (), promotion: int = 0) -> list:
     """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
     schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles;
     FP8 configs read per-tensor device scales and promote every `promotion` k-blocks (0: never)."""
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
-    from cute_examples.dense_gemm.host import choose_config
 
     shape = _problem(mnk, dtype)
-    fp8 = _is_fp8(dtype)
-    tile_k = 128 if fp8 else 64
     out = []
     for tile in TILE_EFFICIENCY:
         for cluster in CLUSTER_CHOICES:
             for sched in schedules:
                 try:
-                    cfg = choose_config(shape, "float32", (tile[0], tile[1], tile_k), cluster, num_sms)
-                    if sched != "cooperative":
-                        cfg = dataclasses.replace(cfg, schedule=sched)
-                    if fp8:
-                        cfg = dataclasses.replace(cfg, scale_a="tensor", scale_b="tensor",
-                                                  mma_promotion_interval=promotion)
+                    fields = {} if sched == "cooperative" else {"schedule": sched}
+                    cfg = _config(shape, tile, cluster, num_sms, promotion, **fields)
                 except (ValueError, TypeError):
                     continue  # not a valid combination (e.g. a ping-pong tile past its register budget)
                 out.append((cfg, 1))
@@ -88,22 +93,20 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
                         out.append((dataclasses.replace(cfg, stages=stages), 1))
                     except ValueError:
                         pass  # does not fit shared memory
-    out += _decomposed(shape, dtype, decompositions, num_sms)
+    out += _decomposed(shape, decompositions, num_sms, promotion)
     return out
 
 
-def _decomposed(shape, dtype: str, kinds: tuple[str, ...], num_sms: int) -> list:  # noqa: ANN001
+def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> list:  # noqa: ANN001
     """(config, parts) of each shared-K kind on k_choice's tiles (cluster 1x1) whose partial tiles fit."""
     from cute_examples.dense_gemm.decomposed import schedule_of
-    from cute_examples.dense_gemm.host import choose_config
     from cute_examples.dense_gemm.k_choice import SHARED_K_TILES
 
     out = []
     for kind in kinds:
         for tile in SHARED_K_TILES:
             try:
-                cfg = dataclasses.replace(choose_config(shape, "float32", (tile[0], tile[1], 64), (1, 1), num_sms),
-                                          decomposition=kind)
+                cfg = _config(shape, tile, (1, 1), num_sms, promotion, decomposition=kind)
             except (ValueError, TypeError):
                 continue
             for splits in SPLITS if kind == "split_k" else (1,):
@@ -161,27 +164,22 @@ def _operands(mnk: tuple[int, int, int], dtype: str, promotion: int) -> tuple:
 
 def _prepare(cfg, splits: int, ops: tuple, sms: int) -> tuple:  # noqa: ANN001
     """(launch, normwise error, schedule label) of one config on a shape's operands."""
-    from cute_examples.dense_gemm.bench_fp8 import _prepare_scaled
+    from cute_examples.dense_gemm.bench_fp8 import scaled_extra
     from cute_examples.dense_gemm.bench_models import prepare_row
-    from cute_examples.dense_gemm.decomposed import schedule_of
-    from cute_examples.dense_gemm.host import problem_of
 
     a, b, c, ref, _, _, scales = ops
-    if not scales:
-        return prepare_row(cfg, splits, a, b, c, ref, sms)
-    launch, err = _prepare_scaled(cfg, a, b, c, *scales, ref, sms)
-    return launch, err, schedule_of(problem_of(a, b, c), cfg, sms, splits).label
+    return prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(*scales) if scales else ())
 
 
 def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int) -> str:
-    """The name of the config the host picks for a shape (bench_fp8's pick for FP8)."""
-    from cute_examples.dense_gemm.bench_fp8 import fp8_row_configs
+    """The name of the config the host picks for a shape (gemm()'s for FP8 with per-tensor device scales)."""
     from cute_examples.dense_gemm.bench_run import bench_config
+    from cute_examples.dense_gemm.launch_plan import plan_config
 
     if not _is_fp8(dtype):
         return bench_config((*mnk, 1), dtype, num_sms=sms).name
-    plain, promoted, _ = fp8_row_configs((*mnk, 1), sms)
-    return dataclasses.replace(promoted, mma_promotion_interval=promotion).name if promotion else plain.name
+    options = (FP8_C_DTYPE, "float32", None, None, None, promotion)
+    return plan_config(_problem(mnk, dtype), options, {"scale_a": "tensor", "scale_b": "tensor"}, sms)[0].name
 
 
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,

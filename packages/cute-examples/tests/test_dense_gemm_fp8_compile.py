@@ -12,13 +12,15 @@ pytest.importorskip("mlir")
 from cute_examples.dense_gemm.fp8_cases import fp8_configs, scaled_configs  # noqa: E402
 from cute_examples.dense_gemm.kernel import compile_gemm  # noqa: E402
 from cute_examples.dense_gemm.spec import GemmConfig  # noqa: E402
+from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES  # noqa: E402
 from cute_ir.hopper import sass  # noqa: E402
 from cute_nvarch.numeric import numeric_type  # noqa: E402
 
 _SHORT = {"float8_e4m3fn": "E4M3", "float8_e5m2": "E5M2"}
 
 
-@pytest.mark.parametrize("cfg", fp8_configs() + scaled_configs()[1::3], ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", fp8_configs() + scaled_configs()[1::3] + [c.config for c in FP8_SPLIT_GPU_CASES],
+                         ids=lambda c: c.name)
 def test_fp8_config_assembles_with_qgmma(cfg):
     art = compile_gemm(cfg)
     r = art.resources

@@ -16,8 +16,11 @@ def test_config_rules_and_names():
         GemmConfig(decomposition="tiles")
     with pytest.raises(ValueError, match="needs acc_dtype float32"):
         GemmConfig(acc_dtype="float16", decomposition="split_k")
-    with pytest.raises(ValueError, match="takes no fused epilogue"):
+    with pytest.raises(ValueError, match="takes a fused epilogue only with device scales or an 8-bit C"):
         GemmConfig(activation="relu", decomposition="split_k")
+    fp8 = GemmConfig(a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", c_dtype="bfloat16", scale_a="tensor",
+                     scale_b="n", activation="relu", decomposition="split_k")
+    assert fp8.shares_k and fp8.scaled and fp8.name.endswith("_splitk")
     with pytest.raises(ValueError, match="multiple of epi_buffers=2"):
         GemmConfig(tile_n=64, decomposition="stream_k")  # one 64-column chunk per tile
 
@@ -30,6 +33,14 @@ def test_kernel_of_a_split_config():
     assert _kernel_fn(cfg) is dense_gemm_split
     spec = gemm_spec(cfg)
     assert spec != gemm_spec(GemmConfig()) and SPLIT_PARAMS == ("workspace", "flags", "splits")
+    from cute_examples.dense_gemm.kernel import FUSED_PARAMS, PARAMS, SCALE_PARAMS, dense_gemm_split_scaled
+
+    scaled = GemmConfig(a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", c_dtype="float8_e4m3fn", tile_n=256,
+                        decomposition="stream_k")
+    assert _kernel_fn(scaled) is dense_gemm_split_scaled
+    # the host's parameter block: the scaled kernel's values, then the split ones (launch_plan, decomposed)
+    names = [d.name for d in dense_gemm_split_scaled.decls if d.kind != "const"]
+    assert names == list(PARAMS + FUSED_PARAMS + SCALE_PARAMS + SPLIT_PARAMS)
 
 
 def test_schedules():
@@ -56,13 +67,13 @@ def test_split_configs_compile_without_spills():
     """Two representative split configs through ptxas (the full list is in the config sweep)."""
     from cute_examples.dense_gemm.configs import sweep_configs
     from cute_examples.dense_gemm.kernel import compile_gemm
-    from cute_examples.dense_gemm.split_k_cases import SPLIT_GPU_CASES, split_sweep_configs
+    from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES, split_sweep_configs
 
     names = {c.name for c in sweep_configs()}
     assert all(c.name in names for c in split_sweep_configs())
-    assert all(c.config in split_sweep_configs() for c in SPLIT_GPU_CASES)
+    assert all(c.config in split_sweep_configs() for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES)
     for cfg in (GemmConfig(tile_n=256, cluster_m=2, decomposition="split_k"),
-                GemmConfig(tile_n=256, decomposition="stream_k")):
+                GemmConfig(tile_n=256, decomposition="stream_k"), FP8_SPLIT_GPU_CASES[0].config):
         art = compile_gemm(cfg)
         r = art.resources
         assert (r["spill_stores"], r["spill_loads"]) == (0, 0), cfg.name

@@ -5,7 +5,7 @@ fix-up's arrival counters back at zero."""
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.split_k_cases import SPLIT_GPU_CASES
+from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -32,25 +32,18 @@ def _parts_per_tile(cfg, m, n, k, schedule):
     return max(parts.values())
 
 
-@requires_sm90
-@pytest.mark.parametrize("case", SPLIT_GPU_CASES, ids=lambda c: c.label)
-def test_split_and_stream_k_bitwise_and_exact(case):
+def _launch_ten(case, a, b, extra=(), c_dtype=None):
+    """Ten launches of the case on two streams into guarded C buffers; returns (the first C, every buffer) after
+    checking the schedule's sharing, the guards, equal bits and the counters back at zero."""
     from cute_examples.dense_gemm.decomposed import Workspace, launch_decomposed, schedule_of
     from cute_examples.dense_gemm.host import problem_of
     from cute_examples.dense_gemm.kernel import kernel_of
     from cute_examples.dense_gemm.launch_plan import padded
-    from cute_examples.dense_gemm.spec import tolerance
     from cute_runtime import device_properties
 
     cfg, (m, n, k), splits = case.config, case.mnk, case.splits
     props = device_properties(torch.cuda.current_device())
-    td = getattr(torch, cfg.a_dtype)
-    gen = torch.Generator(device="cuda").manual_seed(14)
-    a = _randn((m, k), td, gen)
-    w = _randn((n, k), td, gen)
-    b = w.t()  # F.linear's operand: weight.t() of an (out, in) weight
-    ref = a.double() @ b.double()
-    tc = getattr(torch, cfg.c_dtype)
+    tc = getattr(torch, c_dtype or cfg.c_dtype)
     ld = padded((m, n), tc)[0][-1]  # C's rows padded to 16 bytes as well
     schedule = schedule_of(problem_of(a, b, torch.empty(m, ld, device="cuda", dtype=tc)[:, :n]), cfg,
                            props.sm_count, splits)
@@ -69,19 +62,65 @@ def test_split_and_stream_k_bitwise_and_exact(case):
             buf = torch.full((2 * GUARD + m * ld,), -7.25, device="cuda", dtype=tc)
             c = buf[GUARD:GUARD + m * ld].view(m, ld)[:, :n]
             c.fill_(float("nan"))
-            launch_decomposed(kernel, problem_of(a, b, c), cfg, schedule, workspace, s)
+            launch_decomposed(kernel, problem_of(a, b, c), cfg, schedule, workspace, s, extra)
             bufs.append(buf)
     torch.cuda.synchronize()
     for s in streams:  # every final part set its counters back to 0 (the next launch or graph replay starts clean)
         counters = workspace.held(torch.cuda.current_device(), s.cuda_stream)[1]
         assert int(counters.count_nonzero()) == 0, (cfg.name, schedule.label)
-    first = bufs[0][GUARD:GUARD + m * ld].view(m, ld)[:, :n]
+    guard = torch.full((GUARD,), -7.25, device="cuda", dtype=tc)
+    for buf in bufs:
+        assert torch.equal(buf[:GUARD].view(torch.uint8), guard.view(torch.uint8))
+        assert torch.equal(buf[-GUARD:].view(torch.uint8), guard.view(torch.uint8))
+        assert torch.equal(buf.view(torch.uint8), bufs[0].view(torch.uint8)), "results differ in bits"
+    return bufs[0][GUARD:GUARD + m * ld].view(m, ld)[:, :n], schedule
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", SPLIT_GPU_CASES, ids=lambda c: c.label)
+def test_split_and_stream_k_bitwise_and_exact(case):
+    from cute_examples.dense_gemm.spec import tolerance
+
+    cfg, (m, n, k) = case.config, case.mnk
+    td = getattr(torch, cfg.a_dtype)
+    gen = torch.Generator(device="cuda").manual_seed(14)
+    a = _randn((m, k), td, gen)
+    w = _randn((n, k), td, gen)
+    b = w.t()  # F.linear's operand: weight.t() of an (out, in) weight
+    ref = a.double() @ b.double()
+    first, schedule = _launch_ten(case, a, b)
     err = float((first.double() - ref).norm() / ref.norm())
     assert err <= tolerance(cfg.acc_dtype, cfg.c_dtype), (cfg.name, schedule.label, err)
-    for buf in bufs:
-        assert torch.equal(buf[:GUARD], torch.full_like(buf[:GUARD], -7.25))
-        assert torch.equal(buf[-GUARD:], torch.full_like(buf[-GUARD:], -7.25))
-        assert torch.equal(buf.view(torch.uint8), bufs[0].view(torch.uint8)), "results differ in bits"
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", FP8_SPLIT_GPU_CASES, ids=lambda c: c.label)
+def test_fp8_split_and_stream_k_bitwise_and_exact(case):
+    """The scaled kernel's split form: E4M3 operands, device scales (per tensor or rowwise) applied once after the
+    fix-up, an E4M3 C with amax; against float64 of the dequantized operands times the scales."""
+    from cute_examples.dense_gemm.spec import tolerance
+
+    cfg, (m, n, k) = case.config, case.mnk
+    gen = torch.Generator(device="cuda").manual_seed(16)
+    e4m3 = torch.float8_e4m3fn
+    a = _randn((m, k), torch.float32, gen).to(e4m3)  # K = 2048, 4096: 16-byte rows as they are
+    b = _randn((n, k), torch.float32, gen).to(e4m3).t()
+    sa = torch.rand((() if cfg.scale_a == "tensor" else (m, 1)), device="cuda", generator=gen) + 0.5
+    sb = torch.rand((() if cfg.scale_b == "tensor" else (1, n)), device="cuda", generator=gen) + 0.5
+    d = (a.double() @ b.double()) * sa.double() * sb.double()
+    so = torch.full((), 0.5, device="cuda")
+    amax = torch.zeros((), device="cuda")
+    fp8_out = cfg.c_dtype == "float8_e4m3fn"
+    out = (so.data_ptr(), amax.data_ptr(), 1.0) if fp8_out else (0, 0, 1.0)
+    # FUSED_PARAMS: no bias, input or pre-activation output, alpha 1, beta 0; then SCALE_PARAMS
+    extra = (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, sa.data_ptr(), sb.data_ptr(), *out)
+    first, schedule = _launch_ten(case, a, b, extra)
+    ref = (d * 0.5).clamp(-448, 448) if fp8_out else d
+    err = float((first.double() - ref).norm() / ref.norm())
+    assert err <= tolerance(cfg.acc_dtype, cfg.c_dtype), (cfg.name, schedule.label, err)
+    if fp8_out:  # max |D| before out_scale, from the final parts only (each tile once)
+        want = float(d.abs().max())
+        assert abs(float(amax) - want) <= 5e-3 * want, (float(amax), want)
 
 
 _SANITIZER_CASE = """
@@ -91,7 +130,7 @@ from cute_examples.dense_gemm.decomposed import Workspace, launch_decomposed, sc
 from cute_examples.dense_gemm.host import problem_of
 from cute_examples.dense_gemm.kernel import kernel_of
 from cute_examples.dense_gemm.launch_plan import padded
-from cute_examples.dense_gemm.split_k_cases import SPLIT_GPU_CASES
+from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES
 def rows(shape):  # row-major, rows padded to 16 bytes (TMA's rule for a direct launch)
     return torch.randn(padded(shape, torch.float16)[0], dtype=torch.float16, device="cuda")[:, :shape[1]]
 props = device_properties(torch.cuda.current_device())
@@ -104,6 +143,20 @@ for case in (SPLIT_GPU_CASES[0], SPLIT_GPU_CASES[3]):
     torch.cuda.synchronize()
     ref = a.float() @ b.float()
     assert float((c.float() - ref).norm() / ref.norm()) < 2e-3
+for case in (FP8_SPLIT_GPU_CASES[0], FP8_SPLIT_GPU_CASES[2]):  # the scaled kernel's split form, an E4M3 C with amax
+    cfg, (m, n, k) = case.config, case.mnk
+    a, b = (torch.randn(r, k, device="cuda").to(torch.float8_e4m3fn) for r in (m, n))
+    b = b.t()
+    c = torch.empty(m, n, device="cuda", dtype=getattr(torch, cfg.c_dtype))
+    s, amax = torch.ones((), device="cuda"), torch.zeros((), device="cuda")
+    out = (s.data_ptr(), amax.data_ptr(), 1.0) if cfg.fp8_out else (0, 0, 1.0)
+    p = problem_of(a, b, c)
+    launch_decomposed(kernel_of(cfg, tuple(props.compute_capability)), p, cfg,
+                      schedule_of(p, cfg, props.sm_count, case.splits), Workspace(), None,
+                      (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, s.data_ptr(), s.data_ptr(), *out))
+    torch.cuda.synchronize()
+    ref = (a.float() @ b.float()).clamp(-448, 448)
+    assert float((c.float() - ref).norm() / ref.norm()) < 7e-2
 print("case ok")
 """
 

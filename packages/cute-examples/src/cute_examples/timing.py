@@ -8,7 +8,10 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-__all__ = ["capture_graph", "graph_ms", "host_us_per_call", "interleaved_median_ms", "median_ms"]
+__all__ = ["GRAPH_BELOW_US", "capture_graph", "graph_ms", "host_us_per_call", "interleaved_graph_ms",
+           "interleaved_median_ms", "median_ms"]
+
+GRAPH_BELOW_US = 50.0  # benchmark rows whose kernels run shorter are also timed inside CUDA graphs
 
 
 def median_ms(fn: Callable[[], object], *, warmup: int = 5, iterations: int = 20, batch: int = 1) -> float:
@@ -83,3 +86,11 @@ def capture_graph(fn: Callable[[], object], calls: int) -> Callable[[], object]:
 def graph_ms(fn: Callable[[], object], *, calls: int = 20, iterations: int = 20) -> float:
     """ms per call of fn replayed from a CUDA graph of `calls` calls (median of `iterations` replays)."""
     return median_ms(capture_graph(fn, calls), warmup=3, iterations=iterations) / calls
+
+
+def interleaved_graph_ms(fns: Sequence[Callable[[], object]], *, calls: int = 20, iterations: int = 20,
+                         rounds: int = 4) -> list[float]:
+    """ms per call of each fn replayed from its own CUDA graph of `calls` calls, the replays timed in alternating
+    blocks (`interleaved_median_ms`)."""
+    replays = [capture_graph(fn, calls) for fn in fns]
+    return [t / calls for t in interleaved_median_ms(replays, warmup=3, iterations=iterations, rounds=rounds)]

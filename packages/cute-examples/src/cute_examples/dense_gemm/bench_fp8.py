@@ -3,15 +3,18 @@
     python -m cute_examples.dense_gemm.bench_fp8 [--iterations 30] [--bundle DIR]
 
 E4M3 A (M, K) row-major and B = W^T of a row-major E4M3 W (N, K) (both K-major, as _scaled_mm takes them),
-bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense_gemm_scaled` kernel). Three rows
-per shape, each alternating ours and theirs (`timing.interleaved_median_ms`): ours with two-level accumulation
-(`PROMOTION_INTERVAL` k-blocks) against `use_fast_accum=False`, ours without against `use_fast_accum=True`, and
-an E4M3 C (`satfinite(D * out_scale)`, ours also writing amax) against `_scaled_mm(..., out_dtype=float8_e4m3fn,
-scale_result=out_scale, use_fast_accum=False)`, both with promotion and the same float32 device out_scale
-(`OUT_SCALE`, 1: see its comment). Each of ours is first checked against _scaled_mm's accurate
-result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K and N multiples of 16, _scaled_mm's
-rule); the last rows are the geometric mean of each pairing. The configs are `choose_config`'s (tile N capped at
-128 with promotion, `host.with_promotion`; >= 128 for an E4M3 C), all in the AOT bundle (`fp8_bench_configs`).
+bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense_gemm_scaled` kernel, or
+`dense_gemm_split_scaled` where gemm()'s choice splits K). Three rows per shape, each alternating ours and theirs
+(`timing.interleaved_median_ms`, and where either takes under `timing.GRAPH_BELOW_US` also inside CUDA graphs,
+`timing.interleaved_graph_ms`): ours with two-level accumulation (`PROMOTION_INTERVAL` k-blocks) against
+`use_fast_accum=False`, ours without against `use_fast_accum=True`, and an E4M3 C (`satfinite(D * out_scale)`, ours
+also writing amax) against `_scaled_mm(..., out_dtype=float8_e4m3fn, scale_result=out_scale, use_fast_accum=False)`,
+both with promotion and the same float32 device out_scale (`OUT_SCALE`, 1: see its comment). Each of ours is first
+checked against _scaled_mm's accurate result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K
+and N multiples of 16, _scaled_mm's rule); the last rows are the geometric mean of each pairing, over the graph
+ratio where a row has one (what a decode step replaying a graph sees) and over the back-to-back ratio. The configs
+are the ones gemm() picks (`launch_plan.plan_config`: tile N capped at 128 with promotion, split-K / stream-K where
+k_choice models them faster), all in the AOT bundle (`fp8_bench_configs`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from ..cli import Parser, add_bundle_flag, make_parser, number, option
 from .bench_run import geomean, no_gpu_ends
 from .spec import FP8_DTYPES, GemmConfig
 
-__all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows", "main"]
+__all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows", "main",
+           "scaled_extra"]
 
 PROMOTION_INTERVAL = 4  # every K-tile (CUTLASS's and CuTeDSL's default)
 C_DTYPE = "bfloat16"
@@ -44,40 +48,62 @@ def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
     return out
 
 
-def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> tuple[GemmConfig, GemmConfig, GemmConfig]:
-    """(ours without promotion, ours with it, ours with it and an E4M3 C) for a row: choose_config's picks for the
-    E4M3 problem, reading per-tensor device scales."""
+def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> list[tuple[GemmConfig, int]]:
+    """(config, split-K parts) of ours without promotion, with it, and with it and an E4M3 C for a row: gemm()'s
+    picks (`plan_config`) for the E4M3 problem reading per-tensor device scales."""
     import dataclasses
 
     from .choice import GemmShape
-    from .host import choose_config, with_promotion
+    from .launch_plan import plan_config
 
     m, n, k, l = mnkl
     e4m3 = FP8_DTYPES[0]
     shape = GemmShape(m, n, k, l, ab_dtype=e4m3, c_dtype=C_DTYPE, a_major="k", b_major="k", c_major="n")
-    plain = choose_config(shape, "float32", num_sms=num_sms)
-    promoted = with_promotion(shape, plain, PROMOTION_INTERVAL, "float32", None, num_sms)
-    shape8 = dataclasses.replace(shape, c_dtype=e4m3)
-    fp8_out = with_promotion(shape8, choose_config(shape8, "float32", num_sms=num_sms), PROMOTION_INTERVAL, "float32",
-                             None, num_sms)
-    return tuple(dataclasses.replace(c, scale_a="tensor", scale_b="tensor") for c in (plain, promoted, fp8_out))
+    fields = {"scale_a": "tensor", "scale_b": "tensor"}
+    out = []
+    for c_dtype, promotion in ((C_DTYPE, 0), (C_DTYPE, PROMOTION_INTERVAL), (e4m3, PROMOTION_INTERVAL)):
+        problem = dataclasses.replace(shape, c_dtype=c_dtype)
+        out.append(plan_config(problem, (c_dtype, "float32", None, None, None, promotion), fields, num_sms))
+    return out
 
 
 def fp8_bench_configs(num_sms: Sequence[int] = (132, 114)) -> list[GemmConfig]:
     """Every config of the rows for GPUs of these SM counts (the AOT bundle's)."""
-    return [cfg for sms in num_sms for mnkl in fp8_bench_shapes() for cfg in fp8_row_configs(mnkl, sms)]
+    return [cfg for sms in num_sms for mnkl in fp8_bench_shapes() for cfg, _ in fp8_row_configs(mnkl, sms)]
+
+
+def scaled_extra(scale_a: Any, scale_b: Any, out: tuple = (0, 0, 1.0)) -> tuple:
+    """The scaled kernel's run-time values after the plain kernel's: FUSED_PARAMS without bias, input or
+    pre-activation output (alpha 1, beta 0), then SCALE_PARAMS (`out`: an E4M3 C's out_scale address, amax address
+    and by-value out_scale)."""
+    return (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, scale_a.data_ptr(), scale_b.data_ptr(), *out)
+
+
+def _timed(ours: Any, theirs: Any, iterations: int) -> tuple[float, float, str, float]:
+    """(ours ms, theirs ms back to back, the graph cells, the row's ratio: the graph's where timed in one)."""
+    from ..timing import GRAPH_BELOW_US, interleaved_graph_ms, interleaved_median_ms
+
+    t_ours, t_theirs = interleaved_median_ms([ours, theirs], iterations=iterations)
+    if min(t_ours, t_theirs) * 1e3 >= GRAPH_BELOW_US:
+        return t_ours, t_theirs, "", t_theirs / t_ours
+    g_ours, g_theirs = interleaved_graph_ms([ours, theirs])
+    cells = f"; in a CUDA graph {g_ours * 1e3:.2f} vs {g_theirs * 1e3:.2f} us, ratio {g_theirs / g_ours:.3f}"
+    return t_ours, t_theirs, cells, g_theirs / g_ours
 
 
 def fp8_rows(iterations: int) -> list[str]:
-    """One row per (shape, pairing): config, TFLOP/s of ours and _scaled_mm, their ratio; then the geomeans."""
+    """One row per (shape, pairing): config, schedule, TFLOP/s of ours and _scaled_mm, their ratio (and inside CUDA
+    graphs for short rows); then the geomeans."""
     import torch
     from cute_runtime import device_properties
 
-    from ..timing import interleaved_median_ms
+    from .bench_models import prepare_row
 
     sms = device_properties(torch.cuda.current_device()).sm_count
     cdt = getattr(torch, C_DTYPE)
-    rows, ratios = [], {True: [], False: [], "e4m3": []}
+    rows = []
+    ratios: dict[Any, list] = {True: [], False: [], "e4m3": []}
+    eager: dict[Any, list] = {True: [], False: [], "e4m3": []}
     for mnkl in fp8_bench_shapes():
         m, n, k, _ = mnkl
         torch.manual_seed(0)
@@ -88,35 +114,38 @@ def fp8_rows(iterations: int) -> list[str]:
         sb = torch.full((), 1.25, device="cuda")
         ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=False)
         plain, promoted, fp8_out = fp8_row_configs(mnkl, sms)
-        for cfg, fast in ((promoted, False), (plain, True)):
-            ours, err = _prepare_scaled(cfg, a, b, c, sa, sb, ref, sms)
+        for (cfg, splits), fast in ((promoted, False), (plain, True)):
+            ours, err, label = prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(sa, sb))
 
             def theirs(a=a, b=b, sa=sa, sb=sb, fast: bool = fast) -> None:  # noqa: ANN001 - this row's tensors
                 torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=cdt, use_fast_accum=fast)
 
-            t_ours, t_theirs = interleaved_median_ms([ours, theirs], iterations=iterations)
+            t_ours, t_theirs, graph, ratio = _timed(ours, theirs, iterations)
             flops = 2.0 * m * n * k
-            ratio = t_theirs / t_ours
             ratios[fast].append(ratio)
+            eager[fast].append(t_theirs / t_ours)
             ok = "ok" if err <= TOLERANCE else f"ERROR {err:.2e}"
-            rows.append(f"{m}x{n}x{k} {cfg.name}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(use_fast_accum="
-                        f"{fast}) {flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {ratio:.3f}; check {ok} ({err:.1e})")
-        rows.append(_fp8_out_row(fp8_out, a, b, sa, sb, sms, iterations, ratios["e4m3"]))
+            rows.append(f"{m}x{n}x{k} {cfg.name} | {label}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm("
+                        f"use_fast_accum={fast}) {flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {t_theirs / t_ours:.3f}"
+                        f"{graph}; check {ok} ({err:.1e})")
+        rows.append(_fp8_out_row(fp8_out, a, b, sa, sb, sms, iterations, ratios["e4m3"], eager["e4m3"]))
     for fast, rs in ratios.items():
-        geo = geomean(rs)
         what = {True: "without promotion vs use_fast_accum=True", False: "with promotion vs use_fast_accum=False",
                 "e4m3": "E4M3 C with amax vs _scaled_mm's E4M3 C (use_fast_accum=False)"}[fast]
-        rows.append(f"geomean ratio, ours {what}: {geo:.3f} over {len(rs)} shapes")
+        rows.append(f"geomean ratio, ours {what}: {geomean(rs):.3f} over {len(rs)} shapes (graph ratio where timed "
+                    f"in one; back to back: {geomean(eager[fast]):.3f})")
     return rows
 
 
-def _fp8_out_row(cfg: GemmConfig, a: Any, b: Any, sa: Any, sb: Any, sms: int, iterations: int, ratios: list) -> str:
+def _fp8_out_row(row_cfg: tuple, a: Any, b: Any, sa: Any, sb: Any, sms: int, iterations: int, ratios: list,
+                 eager: list) -> str:
     """The E4M3 C row of a shape: ours (device out_scale, amax) against _scaled_mm's E4M3 output, alternating."""
     import torch
 
-    from ..timing import interleaved_median_ms
+    from .bench_models import prepare_row
     from .spec import TOLERANCE as C_TOLERANCE
 
+    cfg, splits = row_cfg
     m, k = a.shape
     n = b.shape[1]
     e4m3 = torch.float8_e4m3fn
@@ -124,29 +153,20 @@ def _fp8_out_row(cfg: GemmConfig, a: Any, b: Any, sa: Any, sb: Any, sms: int, it
     amax = torch.zeros((), device="cuda")  # only grows across the timed launches (the same maximum)
     c = torch.empty((m, n), device="cuda", dtype=e4m3)
     ref = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=so, out_dtype=e4m3, use_fast_accum=False)
-    ours, err = _prepare_scaled(cfg, a, b, c, sa, sb, ref, sms, (so.data_ptr(), amax.data_ptr(), 1.0))
+    extra = scaled_extra(sa, sb, (so.data_ptr(), amax.data_ptr(), 1.0))
+    ours, err, label = prepare_row(cfg, splits, a, b, c, ref, sms, extra)
 
     def theirs() -> None:
         torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, scale_result=so, out_dtype=e4m3, use_fast_accum=False)
 
-    t_ours, t_theirs = interleaved_median_ms([ours, theirs], iterations=iterations)
+    t_ours, t_theirs, graph, ratio = _timed(ours, theirs, iterations)
     flops = 2.0 * m * n * k
-    ratio = t_theirs / t_ours
     ratios.append(ratio)
+    eager.append(t_theirs / t_ours)
     ok = "ok" if err <= C_TOLERANCE[cfg.c_dtype] else f"ERROR {err:.2e}"
-    return (f"{m}x{n}x{k} {cfg.name}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(out_dtype=float8_e4m3fn) "
-            f"{flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {ratio:.3f}; check {ok} ({err:.1e})")
-
-
-def _prepare_scaled(cfg: GemmConfig, a: Any, b: Any, c: Any, sa: Any, sb: Any, ref: Any, num_sms: int,
-                    out: tuple = (0, 0, 1.0)) -> tuple:
-    """(a no-argument launch of the scaled kernel of cfg on these tensors and scales, its error against ref); `out`:
-    an E4M3 C's out_scale address, amax address and by-value out_scale."""
-    from .bench_run import prepare_ours
-
-    # FUSED_PARAMS without bias, input or pre-activation output (alpha 1, beta 0), then SCALE_PARAMS
-    return prepare_ours(cfg, a, b, c, ref, num_sms, (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, sa.data_ptr(), sb.data_ptr(),
-                                                     *out))
+    return (f"{m}x{n}x{k} {cfg.name} | {label}: {flops / t_ours / 1e9:.1f} TFLOP/s; _scaled_mm(out_dtype="
+            f"float8_e4m3fn) {flops / t_theirs / 1e9:.1f} TFLOP/s; ratio {t_theirs / t_ours:.3f}{graph}; check {ok} "
+            f"({err:.1e})")
 
 
 def parser() -> Parser:

@@ -37,7 +37,6 @@ HOST_SHAPES = ((64, 64, 64, 1), (1024, 1024, 1024, 1))
 SPEED_SHAPES = ((1024, 1024, 1024, 1), (256, 8192, 8192, 1), (64, 64, 64, 1))
 ROTATION = 8
 CALLS = 200
-GRAPH_BELOW_US = 50.0
 GRAPH_CALLS = 20
 
 
@@ -184,15 +183,10 @@ def op_rows(iterations: int = 30) -> list[str]:
     return rows
 
 
-def _graph_ms(fn: Callable[[], object]) -> float:
-    """ms per call of fn replayed from a CUDA graph of GRAPH_CALLS calls (`timing.graph_ms`)."""
-    from ..timing import graph_ms
-
-    return graph_ms(fn, calls=GRAPH_CALLS)
-
-
 def speed_rows(iterations: int = 30) -> list[str]:
     """TFLOP/s of gemm() (the public call) and torch.matmul per SPEED_SHAPES row, and in a CUDA graph when short."""
+    from ..timing import GRAPH_BELOW_US
+
     rows = [
         "gemm(a, b, c) vs torch.matmul(a, b, out=c), back to back (host included) and, under "
         f"{GRAPH_BELOW_US:.0f} us, in a CUDA graph",
@@ -208,7 +202,7 @@ def speed_rows(iterations: int = 30) -> list[str]:
 def _speed_row(dtype: str, mnkl: tuple[int, int, int, int], iterations: int) -> str:
     import torch
 
-    from ..timing import interleaved_median_ms
+    from ..timing import GRAPH_BELOW_US, interleaved_graph_ms, interleaved_median_ms
     from .launch_plan import gemm, plan_key, plans
 
     m, n, k, _ = mnkl
@@ -228,7 +222,7 @@ def _speed_row(dtype: str, mnkl: tuple[int, int, int, int], iterations: int) -> 
     t_ours, t_peer = interleaved_median_ms([ours, peer], iterations=max(iterations, 20))
     cells = f"{'':>10} {'':>12} {'':>6}"
     if min(t_ours, t_peer) * 1e3 < GRAPH_BELOW_US:
-        g_ours, g_peer = _graph_ms(ours), _graph_ms(peer)
+        g_ours, g_peer = interleaved_graph_ms([ours, peer], calls=GRAPH_CALLS)
         cells = f"{g_ours * 1e3:10.2f} {g_peer * 1e3:12.2f} {g_peer / g_ours:6.3f}"
     return (
         f"{dtype:9} {f'{m}x{n}x{k}':16} {t_ours * 1e3:8.2f} {t_peer * 1e3:9.2f} {t_peer / t_ours:6.3f}  {cells}  "

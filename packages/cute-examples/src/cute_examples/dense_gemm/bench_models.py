@@ -12,7 +12,7 @@ Per row: the data-parallel config `choose_config` picks, then `k_choice.decompos
 split-K or stream-K; `--decomposition data_parallel` keeps the first); the result is checked against
 torch.matmul (normwise relative error within the dtype's bound), then ours and torch.matmul are timed on the
 same tensors in alternating blocks (`timing.interleaved_median_ms`), and when either takes under 50 us both
-also inside a CUDA graph (`timing.graph_ms`). Every row prints the config and the schedule (kind, count,
+also inside a CUDA graph (`timing.interleaved_graph_ms`). Every row prints the config and the schedule (kind, count,
 units, grid) it ran. The summary gives the issue's figures: the geomean of ours/cuBLAS speed over M >= 512
 (and the slowest row), over 16 <= M < 512, 8192^3 per dtype, and for M = 1 the percentage of the DRAM peak
 (A, B and C bytes once) with the model's limiter. Every config these rows use is in `aot.bench_configs()`.
@@ -40,7 +40,6 @@ ODD = ((1337, 2056, 1000, 1), (3000, 5000, 4096, 1), (4097, 4104, 4096, 1))
 BATCHED = ((1024, 1024, 1024, 8), (256, 256, 256, 64), (2048, 512, 512, 16))
 DECOMPOSITION_MODES = ("auto", "data_parallel")
 SUITE_NUM_SMS = (132, 114)  # the configs the AOT bundle holds: H100/H200 SXM and H100 PCIe
-GRAPH_BELOW_US = 50.0
 
 
 @dataclass(frozen=True)
@@ -100,8 +99,10 @@ def model_configs() -> list[GemmConfig]:
          for dtype in AB_DTYPES for s in suite() for sms in SUITE_NUM_SMS]
 
 
-def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num_sms: int) -> tuple[Any, float, str]:
-    """(a no-argument launch of ours, its normwise relative error against ref, the schedule's label)."""
+def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num_sms: int,
+                extra: tuple = ()) -> tuple[Any, float, str]:
+    """(a no-argument launch of ours, its normwise relative error against ref, the schedule's label); `extra`: the
+    run-time values after the plain kernel's (a scaled kernel's FUSED_PARAMS and SCALE_PARAMS)."""
     import torch
     from cute_nvarch.target import SM90A
 
@@ -113,14 +114,15 @@ def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, 
     problem = problem_of(a, b, c)
     schedule = schedule_of(problem, cfg, num_sms, splits)
     if not cfg.shares_k:
-        fn, err = prepare_ours(cfg, a, b, c, ref, num_sms)
+        fn, err = prepare_ours(cfg, a, b, c, ref, num_sms, extra)
         return fn, err, schedule.label
     kernel = kernel_of(cfg, SM90A.compute_capability)
     stream = torch.cuda.current_stream()
     workspace = Workspace()  # kept alive by the closure; every launch of the row is on this stream or a graph
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)
     s, p = schedule, problem
-    args = (*tensor_maps(problem, cfg), p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, ws, flags, s.splits)
+    args = (*tensor_maps(problem, cfg), p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, *extra, ws, flags,
+            s.splits)
 
     launch, err = checked_launch(kernel, s.grid, args, c, ref, keep=workspace)
     return launch, err, schedule.label
@@ -134,7 +136,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
     import torch
     from cute_runtime import device_properties
 
-    from ..timing import graph_ms, interleaved_median_ms
+    from ..timing import GRAPH_BELOW_US, interleaved_graph_ms, interleaved_median_ms
     from .bench_run import operands
     from .k_choice import limiter
     from .spec import TOLERANCE, runs_on
@@ -177,9 +179,9 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
 
                 t_ours, t_peer = interleaved_median_ms([ours, peer], warmup=3, iterations=iterations)
                 graph = f"{'':>7} {'':>7} {'':>7}"
-                ratio = t_peer / t_ours
+                ratio, g_ours = t_peer / t_ours, None
                 if min(t_ours, t_peer) * 1e3 < GRAPH_BELOW_US:
-                    g_ours, g_peer = graph_ms(ours), graph_ms(peer)
+                    g_ours, g_peer = interleaved_graph_ms([ours, peer])
                     graph = f"{g_ours * 1e3:7.2f} {g_peer * 1e3:7.2f} {g_peer / g_ours:7.3f}"
                     ratio = g_peer / g_ours  # what a model's decode step sees: launches inside a graph
                 flops = 2.0 * shape.m * shape.n * shape.k * shape.l
@@ -187,7 +189,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
                        f"{t_peer / t_ours:6.3f} {graph} {err:8.1e}  {cfg.name} | {sched_label}")
                 if shape.m == 1:
                     nbytes = (shape.m * shape.k + shape.n * shape.k + shape.m * shape.n) * a.element_size() * shape.l
-                    t_best = min(t_ours, graph_ms(ours)) if t_ours * 1e3 < GRAPH_BELOW_US else t_ours
+                    t_best = t_ours if g_ours is None else min(t_ours, g_ours)
                     pct = 100 * nbytes / (t_best * 1e-3) / peak if peak else float("nan")
                     lim = limiter(shape, cfg, num_sms, choice.kind, choice.splits)
                     stats["one"].append((dtype, dims, pct, lim))

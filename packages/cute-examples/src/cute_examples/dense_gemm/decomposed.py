@@ -118,9 +118,11 @@ class Workspace:
 
 
 def launch_decomposed(
-    kernel: Any, problem: Any, cfg: GemmConfig, schedule: Schedule, workspace: Workspace, stream: Any = None
+    kernel: Any, problem: Any, cfg: GemmConfig, schedule: Schedule, workspace: Workspace, stream: Any = None,
+    extra: tuple = (),
 ) -> None:
-    """Encode the descriptors and launch `kernel` (cfg's dense_gemm_split) for `problem` with `schedule`."""
+    """Encode the descriptors and launch `kernel` (cfg's dense_gemm_split, or dense_gemm_split_scaled with its
+    FUSED_PARAMS and SCALE_PARAMS values in `extra`) for `problem` with `schedule`."""
     import torch
 
     from .host import tensor_maps
@@ -131,5 +133,5 @@ def launch_decomposed(
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)
     a_map, b_map, c_map = tensor_maps(problem, cfg)
     p, s = problem, schedule
-    kernel.launch(s.grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log,
+    kernel.launch(s.grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, *extra,
                   ws, flags, s.splits, stream=stream.cuda_stream)

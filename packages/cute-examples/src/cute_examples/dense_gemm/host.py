@@ -273,13 +273,15 @@ def choose_config(
 
 def with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
     """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the widest tile N
-    promotion allows (`spec.MAX_PROMOTION_TILE_N`; a given tile that breaks it is a ValueError)."""
-    from .spec import MAX_PROMOTION_TILE_N
+    promotion allows (`spec.MAX_PROMOTION_TILE_N`, keeping cfg's epilogue and scales; a given tile that breaks it is
+    a ValueError)."""
+    from .spec import EPILOGUE_FIELDS, MAX_PROMOTION_TILE_N
 
     if cfg.tile_n > MAX_PROMOTION_TILE_N and tile is None:
         cluster = (cfg.cluster_m, cfg.cluster_n)
-        cfg = choose_config(problem, acc, (cfg.tile_m, MAX_PROMOTION_TILE_N, cfg.tile_k), cluster, num_sms,
-                            cfg.variant or "fast")
+        picked = choose_config(problem, acc, (cfg.tile_m, MAX_PROMOTION_TILE_N, cfg.tile_k), cluster, num_sms,
+                               cfg.variant or "fast")
+        cfg = dataclasses.replace(picked, **{f: getattr(cfg, f) for f in EPILOGUE_FIELDS})
     try:
         return dataclasses.replace(cfg, mma_promotion_interval=interval)
     except ValueError as e:

@@ -151,7 +151,7 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
 
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal))
-    if cfg.fused or cfg.acc_dtype != "float32":
+    if (cfg.fused and not cfg.scaled) or cfg.acc_dtype != "float32":
         return dp
     kt = cfg.tile_scheduler.problem_tiles(shape.m, shape.n, shape.k)[2]
     best = dp
@@ -172,8 +172,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
-    if dp_cfg.fused or dp_cfg.acc_dtype != "float32" or dp_cfg.ab_bytes < 2:
-        return dp_cfg, dp  # (8-bit operands: no split-K / stream-K GPU case yet)
+    if (dp_cfg.fused and not dp_cfg.scaled) or dp_cfg.acc_dtype != "float32":
+        return dp_cfg, dp  # (a fused 16-bit epilogue has no split kernel; the scaled kernel has one)
     small = shape.m <= SMALL_M
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
     best_cfg, best = dp_cfg, dp

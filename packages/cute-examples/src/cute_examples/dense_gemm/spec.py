@@ -58,8 +58,9 @@ that the tensor cores' reduced-precision FP8 accumulation only ever sums a few K
 Decomposition of K (`decomposition`, cute-nvarch's `DECOMPOSITIONS`): "data_parallel" (every unit one whole
 tile), "split_k" or "stream_k" (units share tiles and add their partial accumulators through a float32
 workspace in an ordered fix-up, `split_k`). A shared-K config is the kernel `dense_gemm_split` (run-time
-parameters add the workspace and flag addresses and split-K's part count); it needs a float32 accumulator,
-no fused epilogue, and a chunk count of the epilogue that is a multiple of `epi_buffers`.
+parameters add the workspace and flag addresses and split-K's part count), or `dense_gemm_split_scaled` with device
+scales or an 8-bit C (whose epilogue may also carry a bias, input or activation); it needs a float32 accumulator,
+no other fused epilogue, and a chunk count of the epilogue that is a multiple of `epi_buffers`.
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ SCALE_A_MODES = (None, "tensor", "m")
 SCALE_B_MODES = (None, "tensor", "n")
 # the widest tile whose consumers hold two float32 accumulators (mma_promotion_interval) without spilling
 MAX_PROMOTION_TILE_N = 128
+# the GemmConfig fields of the epilogue and the device scales (what a re-chosen tile keeps)
+EPILOGUE_FIELDS = ("activation", "bias", "has_input", "has_alpha", "has_aux", "scale_a", "scale_b")
 # the widest tile whose consumers hold the input addend's loads next to their accumulators without spilling
 MAX_INPUT_TILE_N = 128
 PRODUCER_REGS = 40
@@ -330,8 +333,9 @@ class GemmConfig:
             return
         if self.acc_dtype != "float32":
             raise ValueError(f"decomposition {self.decomposition!r} needs acc_dtype float32, got {self.acc_dtype}")
-        if self.fused:
-            raise ValueError(f"decomposition {self.decomposition!r} takes no fused epilogue")
+        if self.fused and not self.scaled:
+            raise ValueError(f"decomposition {self.decomposition!r} takes a fused epilogue only with device scales "
+                             "or an 8-bit C (the dense_gemm_split_scaled kernel)")
         if (self.c_tile_n // self.epi_n) % self.epi_buffers:
             raise ValueError(
                 f"decomposition {self.decomposition!r} needs the epilogue's {self.c_tile_n // self.epi_n} chunks per "

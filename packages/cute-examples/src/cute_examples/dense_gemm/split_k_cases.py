@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .spec import AB_DTYPES, GemmConfig
+from .spec import AB_DTYPES, FP8_DTYPES, GemmConfig
 
-__all__ = ["SPLIT_GPU_CASES", "SplitCase", "split_sweep_configs"]
+__all__ = ["FP8_SPLIT_GPU_CASES", "SPLIT_GPU_CASES", "SplitCase", "split_sweep_configs"]
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,10 @@ class SplitCase:
     def label(self) -> str:
         """A pytest id."""
         m, n, k = self.mnk
-        return f"{self.config.decomposition}_{self.config.tile_m}x{self.config.tile_n}_" \
-               f"c{self.config.cluster_m}x{self.config.cluster_n}_{self.config.a_dtype}_{m}x{n}x{k}_s{self.splits}"
+        c = self.config
+        extra = f"_{c.c_dtype}_sc{c.scale_a}{c.scale_b}_pi{c.mma_promotion_interval}" if c.is_fp8 else ""
+        return f"{c.decomposition}_{c.tile_m}x{c.tile_n}_c{c.cluster_m}x{c.cluster_n}_{c.a_dtype}{extra}_{m}x{n}x{k}_" \
+               f"s{self.splits}"
 
 
 def _cfg(kind: str, tile: tuple[int, int], cluster: tuple[int, int] = (1, 1), dtype: str = "float16",
@@ -47,10 +49,28 @@ SPLIT_GPU_CASES = (
 )
 
 
+def _fp8(kind: str, tile: tuple[int, int], promotion: int = 0, c_dtype: str = "bfloat16",
+         scales: tuple[str, str] = ("tensor", "tensor")) -> GemmConfig:
+    e4m3 = FP8_DTYPES[0]
+    return GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=c_dtype, tile_m=tile[0], tile_n=tile[1],
+                      decomposition=kind, mma_promotion_interval=promotion, scale_a=scales[0], scale_b=scales[1])
+
+
+# the scaled kernel's split form (dense_gemm_split_scaled): E4M3 operands, device scales applied after the fix-up
+FP8_SPLIT_GPU_CASES = (
+    # stream-K with two-level accumulation (a unit's K range starts its own promotion period), per-tensor scales
+    SplitCase(_fp8("stream_k", (128, 128), promotion=4), (256, 512, 4096), 1, 3),
+    # split-K, rowwise scales (per row of A, per column of B), odd M and N
+    SplitCase(_fp8("split_k", (64, 128), scales=("m", "n")), (200, 1000, 4096), 3, 3),
+    # split-K into an E4M3 C (satfinite(D * out_scale), amax) on the wide tile
+    SplitCase(_fp8("split_k", (128, 256), c_dtype=FP8_DTYPES[0]), (300, 512, 2048), 4, 4),
+)
+
+
 def split_sweep_configs() -> list[GemmConfig]:
     """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
     choice uses for them (k_choice's SHARED_K_TILES, and SMALL_M_TILES for split-K) in both dtypes, and the
-    GPU cases'."""
+    GPU cases' (the FP8 ones: the scaled kernel's split form)."""
     from .k_choice import SHARED_K_TILES, SMALL_M_TILES
 
     out = []
@@ -61,5 +81,5 @@ def split_sweep_configs() -> list[GemmConfig]:
         for tile in SMALL_M_TILES:
             out.append(_cfg("split_k", tile, dtype=dtype))
         out.append(_cfg("split_k", (128, 256), (2, 1), dtype=dtype))
-    out += [c.config for c in SPLIT_GPU_CASES]
+    out += [c.config for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES]
     return list(dict.fromkeys(out))
