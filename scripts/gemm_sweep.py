@@ -100,13 +100,13 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
 def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> list:  # noqa: ANN001
     """(config, parts) of each shared-K kind on k_choice's tiles (cluster 1x1) whose partial tiles fit."""
     from cute_examples.dense_gemm.decomposed import schedule_of
-    from cute_examples.dense_gemm.k_choice import SHARED_K_TILES
+    from cute_examples.dense_gemm.k_choice import SHARED_K_TILES, shared_k_config
 
     out = []
     for kind in kinds:
         for tile in SHARED_K_TILES:
             try:
-                cfg = _config(shape, tile, (1, 1), num_sms, promotion, decomposition=kind)
+                cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind)
             except (ValueError, TypeError):
                 continue
             for splits in SPLITS if kind == "split_k" else (1,):

@@ -30,14 +30,18 @@ def test_fp8_config_assembles_with_qgmma(cfg):
     ptx = re.sub(r"[ \t]+", " ", art.ptx)
     a, b = (numeric_type(d).ptx_type for d in (cfg.a_dtype, cfg.b_dtype))
     mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(\w+)\.(\w+)\.(\w+)", ptx)
-    # K-tile 0 is peeled: two chains of tile_k / 32 wgmmas
-    assert mma == [(str(cfg.tile_n), "32", "f32", a, b)] * 2 * (cfg.tile_k // 32)
+    # K-tile 0 is peeled: two chains of tile_k / 32 wgmmas; promotion every K-tile with scale-d-0 chains in one
+    # consumer warpgroup takes the loop's K-tiles in pairs and an odd last one in a branch (kernel._promoting_pairs):
+    # four chains
+    pairs = cfg.mma_promotion_interval == cfg.k_blocks and cfg.acc_init == "scale_d" and cfg.mma_warpgroups == 1
+    chains = 4 if pairs else 2
+    assert mma == [(str(cfg.tile_n), "32", "f32", a, b)] * chains * (cfg.tile_k // 32)
     if sass.find_disassembler() is None:
         pytest.skip("no SASS disassembler: install nvidia-cuda-nvdisasm (cuobjdump -sass needs it)")
     instrs = re.findall(r"/\*[0-9a-f]{4,}\*/\s+([^;]*);", sass.disassemble(art.cubin))
     form = f"QGMMA.64x{cfg.tile_n}x32.F32.{_SHORT[cfg.a_dtype]}.{_SHORT[cfg.b_dtype]}"
     q = [i for i, ins in enumerate(instrs) if "QGMMA" in ins]
-    assert len(q) == 2 * (cfg.tile_k // 32) and all(form in instrs[i] for i in q), [instrs[i] for i in q]
+    assert len(q) == chains * (cfg.tile_k // 32) and all(form in instrs[i] for i in q), [instrs[i] for i in q]
     # no float conversion between the first and the last QGMMA: the 8-bit operands go to the tensor cores as
     # they are. `I2F.U32.RP` is the reciprocal step of an integer division by a run-time divisor (the tile
     # schedule's), which ptxas may schedule there; it converts no data.

@@ -25,6 +25,20 @@ def test_config_rules_and_names():
         GemmConfig(tile_n=64, decomposition="stream_k")  # one 64-column chunk per tile
 
 
+def test_a_tile_of_one_epilogue_chunk_splits_with_one_staging_buffer():
+    from cute_examples.dense_gemm.k_choice import shared_k_config
+
+    e4m3 = "float8_e4m3fn"
+    dp = GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=e4m3, tile_n=256, scale_a="tensor", scale_b="tensor")
+    with pytest.raises(ValueError, match="multiple of epi_buffers=2"):
+        GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=e4m3, decomposition="split_k")  # 128 columns: one chunk
+    cfg = shared_k_config(dp, (128, 128), "split_k")
+    assert (cfg.tile_n, cfg.epi_buffers, cfg.decomposition, cfg.scale_a) == (128, 1, "split_k", "tensor")
+    assert shared_k_config(dp, (128, 256), "stream_k").epi_buffers == 2  # two chunks keep two buffers
+    wide = shared_k_config(GemmConfig(tile_n=64), (128, 256), "split_k")  # 16-bit C: four chunks
+    assert (wide.tile_n, wide.epi_buffers, wide.cluster_m) == (256, 2, 1)
+
+
 def test_kernel_of_a_split_config():
     from cute_examples.dense_gemm.kernel import _kernel_fn, dense_gemm_split, gemm_spec
     from cute_examples.dense_gemm.split_k import SPLIT_PARAMS

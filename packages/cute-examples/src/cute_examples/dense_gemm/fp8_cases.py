@@ -24,7 +24,7 @@ ACCURACY_CONFIGS = tuple(
 
 def fp8_configs() -> list[GemmConfig]:
     """Every (A, B) 8-bit pair, every C dtype, the three tile N widths, clusters, both C majors, the "base" variant,
-    two-level accumulation (promotion every one and every two K-tiles)."""
+    two-level accumulation (promotion every one and every two K-tiles, with one and two consumer warpgroups)."""
     return [
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16"),
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_n=256, cluster_m=2),
@@ -37,6 +37,8 @@ def fp8_configs() -> list[GemmConfig]:
         GemmConfig(a_dtype=E4M3, b_dtype=E5M2, c_dtype="float32", cluster_m=2, mma_promotion_interval=8),
         GemmConfig(a_dtype=E5M2, b_dtype=E4M3, c_dtype="float16", tile_m=64, tile_n=64, mma_promotion_interval=4,
                    acc_init="zero"),
+        # one consumer warpgroup promoting every K-tile: two chains in flight (kernel._promoting_pairs)
+        GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_m=64, tile_n=128, mma_promotion_interval=4),
     ]
 
 

@@ -38,6 +38,7 @@ from .spec import GemmConfig
 __all__ = [
     "MAX_SPLITS",
     "SHARED_K_TILES",
+    "shared_k_config",
     "SMALL_M",
     "SMALL_M_TILES",
     "KChoice",
@@ -166,6 +167,15 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     return best if best.us < dp.us * (1 - _min_gain(shape, cal)) else dp
 
 
+def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str) -> GemmConfig:
+    """cfg on `tile` with cluster 1x1 and the shared-K `kind`; a tile of an odd number of epilogue chunks (an 8-bit
+    C's 128 columns: one) gets one staging buffer (units without an epilogue would break two buffers' order);
+    ValueError where the combination is invalid."""
+    dp = dataclasses.replace(cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=1, cluster_n=1, stages=None)
+    odd = (dp.c_tile_n // dp.epi_n) % 2 == 1
+    return dataclasses.replace(dp, decomposition=kind, **({"epi_buffers": 1} if odd else {}))
+
+
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
                       cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
@@ -181,10 +191,9 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
         if dp_cfg.c_dtype == "float32" and tile[1] == 256:
             continue
         try:
-            cfg = dataclasses.replace(dp_cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=1, cluster_n=1, stages=None,
-                                      decomposition=kinds[0])
+            cfg = shared_k_config(dp_cfg, tile, kinds[0])
         except ValueError:
-            continue  # e.g. a C whose epilogue chunks break the rule for this tile
+            continue  # e.g. a float32 C on a tile past its staging buffers
         c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, kinds)
         if c.kind != "data_parallel" and c.us < best.us:
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c

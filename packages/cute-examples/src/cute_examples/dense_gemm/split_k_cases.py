@@ -50,20 +50,24 @@ SPLIT_GPU_CASES = (
 
 
 def _fp8(kind: str, tile: tuple[int, int], promotion: int = 0, c_dtype: str = "bfloat16",
-         scales: tuple[str, str] = ("tensor", "tensor")) -> GemmConfig:
+         scales: tuple[str, str] = ("tensor", "tensor"), epi_buffers: int = 2) -> GemmConfig:
     e4m3 = FP8_DTYPES[0]
     return GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=c_dtype, tile_m=tile[0], tile_n=tile[1],
-                      decomposition=kind, mma_promotion_interval=promotion, scale_a=scales[0], scale_b=scales[1])
+                      decomposition=kind, mma_promotion_interval=promotion, scale_a=scales[0], scale_b=scales[1],
+                      epi_buffers=epi_buffers)
 
 
 # the scaled kernel's split form (dense_gemm_split_scaled): E4M3 operands, device scales applied after the fix-up
 FP8_SPLIT_GPU_CASES = (
     # stream-K with two-level accumulation (a unit's K range starts its own promotion period), per-tensor scales
     SplitCase(_fp8("stream_k", (128, 128), promotion=4), (256, 512, 4096), 1, 3),
-    # split-K, rowwise scales (per row of A, per column of B), odd M and N
-    SplitCase(_fp8("split_k", (64, 128), scales=("m", "n")), (200, 1000, 4096), 3, 3),
+    # split-K, rowwise scales (per row of A, per column of B), odd M and N; one consumer warpgroup promoting every
+    # K-tile with two chains in flight (units of 10 and 11 K-tiles: both ends of kernel._promoting_pairs)
+    SplitCase(_fp8("split_k", (64, 128), promotion=4, scales=("m", "n")), (200, 1000, 4096), 3, 3),
     # split-K into an E4M3 C (satfinite(D * out_scale), amax) on the wide tile
     SplitCase(_fp8("split_k", (128, 256), c_dtype=FP8_DTYPES[0]), (300, 512, 2048), 4, 4),
+    # an E4M3 C's one 128-column chunk per 128 x 128 tile: one staging buffer (k_choice.shared_k_config), promotion
+    SplitCase(_fp8("split_k", (128, 128), 4, FP8_DTYPES[0], epi_buffers=1), (128, 1024, 4096), 4, 4),
 )
 
 
