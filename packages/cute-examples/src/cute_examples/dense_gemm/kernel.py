@@ -552,10 +552,9 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
     idle (measured on an H200: 128x6144x4096 took 13.2 us with promotion, 9.1 us without); two consumer warpgroups
     overlap each other's waits, where the third live accumulator only cost registers (8192^3 on 128 x 128: 0.900
     of `_scaled_mm` against 0.960 with the serial loop). Otherwise every K-tile's group is waited for (`wait_group
-    0`) before its stage is
-    released and before the promotion reads the accumulator: T = 1 restarts each K-tile's chain from zero; T > 1
-    promotes and zeroes with selects on `(kt - k_first + 1) % T == 0` (the K-tile count of a unit is a run-time
-    value).
+    0`) before its stage is released and before the promotion reads the accumulator: T = 1 restarts each K-tile's
+    chain (scale-d 0 or from zero); T > 1 promotes and zeroes with selects on `(kt - k_first + 1) % T == 0` (the
+    K-tile count of a unit is a run-time value).
     """
     from cute_ir import hopper as H
     from cute_ir import scalar as S
@@ -583,6 +582,12 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
         return _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init, add)
 
     first = k_tile(k_first, init, True)
+    if period == 1:
+        def body(kt: Any, total: Any) -> list:
+            return [add(total, k_tile(kt, init, True))]  # a fresh chain (scale-d 0 on its first k-block, or from zero)
+
+        (total,) = for_(k_first + 1, k_end, 1, body, init=[first])
+        return total
 
     def body_n(kt: Any, total: Any, acc: Any) -> list:
         acc = k_tile(kt, acc, False)
