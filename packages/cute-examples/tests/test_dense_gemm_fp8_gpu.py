@@ -9,6 +9,7 @@ import pytest
 from cute_examples.dense_gemm.fp8_cases import (
     accuracy_calls,
     allow_copy_call,
+    decomposed_calls,
     device_scale_calls,
     reference_calls,
 )
@@ -132,3 +133,34 @@ def test_fp8_allow_copy_transposes_on_the_device():
     torch.cuda.synchronize()
     ref = _reference(a, b)
     assert float((out.double() - ref).norm() / ref.norm()) <= TOLERANCE[call.c_name]
+
+
+@requires_sm90
+@pytest.mark.parametrize("call", decomposed_calls(), ids=_label)
+def test_fp8_gemm_runs_the_chosen_split_k(call):
+    """gemm()'s free choice for FP8 with device scales may split K (the scaled kernel's split form): the plan runs
+    `plan_config`'s pick for this GPU's SM count, and the result matches float64 of the operands times the scales
+    (an E4M3 C: clamped to +-448, within its rounding)."""
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.dense_gemm.launch_plan import plans
+    from cute_examples.dense_gemm.spec import TOLERANCE as C_TOLERANCE
+    from cute_runtime import device_properties
+
+    sms = device_properties(torch.cuda.current_device()).sm_count
+    want = call.configs([sms])[0]
+    a, b = _operands(call)
+    shapes = call.shapes()
+    sa = torch.rand(shapes["scale_a"], device="cuda") + 0.5
+    sb = torch.rand(shapes["scale_b"], device="cuda") + 0.5
+    plans.table().clear()
+    out = gemm(a, b, **call.keywords(scale_a=sa, scale_b=sb))
+    torch.cuda.synchronize()
+    ran = [p.config for p in plans.table().values()]
+    assert [c.name for c in ran] == [want.name], (ran, want.name)
+    if sms in (132, 114):  # the SM counts the bundle's picks were made for: each of these splits K there
+        assert want.shares_k, want.name
+    ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
+    if call.c_dtype == "float8_e4m3fn":
+        ref = ref.clamp(-448, 448)
+    err = float((out.double() - ref).norm() / ref.norm())
+    assert err <= C_TOLERANCE[call.c_dtype], f"{_label(call)} {want.name}: error {err:.3e}"

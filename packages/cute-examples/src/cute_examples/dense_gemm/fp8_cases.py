@@ -9,8 +9,8 @@ from .gemm_call import GemmCall
 from .spec import FP8_DTYPES, GemmConfig
 
 __all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "REFERENCE_SCALES", "SCALE_MODES", "accuracy_calls",
-           "allow_copy_call", "device_scale_calls", "fp8_call", "fp8_configs", "fp8_gpu_calls", "fp8_gpu_configs",
-           "fp8_out_configs", "reference_calls", "scaled_configs"]
+           "allow_copy_call", "decomposed_calls", "device_scale_calls", "fp8_call", "fp8_configs", "fp8_gpu_calls",
+           "fp8_gpu_configs", "fp8_out_configs", "reference_calls", "scaled_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
 # (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
@@ -121,6 +121,20 @@ def allow_copy_call() -> GemmCall:
     return dataclasses.replace(fp8_call(cfg, (300, 200, 256, 1)), c_dtype=None)
 
 
+def decomposed_calls() -> list[GemmCall]:
+    """gemm() calls whose free choice splits K on an H100/H200 (k_choice: the scaled kernel's split form): decode
+    rows (bfloat16 C, with and without promotion, rowwise scales) and an E4M3 C with promotion at M = 128."""
+    e4m3 = E4M3
+    return [
+        GemmCall((16, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="tensor",
+                 scale_b="tensor", promotion=4),
+        GemmCall((1, 4096, 4096), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="m",
+                 scale_b="n"),
+        GemmCall((128, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype=e4m3, scale_a="tensor",
+                 scale_b="tensor", promotion=4),
+    ]
+
+
 def fp8_gpu_calls() -> list[GemmCall]:
-    """Every gemm() call of the FP8 GPU tests (reference, accuracy, device scales, allow_copy)."""
-    return reference_calls() + accuracy_calls() + device_scale_calls() + [allow_copy_call()]
+    """Every gemm() call of the FP8 GPU tests (reference, accuracy, device scales, allow_copy, decomposed)."""
+    return reference_calls() + accuracy_calls() + device_scale_calls() + [allow_copy_call()] + decomposed_calls()
