@@ -201,3 +201,19 @@ def test_tensor_map_arguments_equal_cute_nvarch_plans(monkeypatch, a_major, b_ma
     got = calls[2][:2] + calls[2][3:]
     assert tuple(got[2][:2]) == want[2][:2] and tuple(got[4]) == want[4] and got[6:] == want[6:]
     assert plan.epi.box_dims == tuple(want[4][:2])
+
+
+def test_a_box_covers_the_rows_m_has(monkeypatch):
+    """A decode row's A box is M rounded up to 8 rows (the kernel expects those bytes); with A multicast (cluster
+    N > 1) or M >= tile M, the tile's."""
+    cfg = GemmConfig(tile_m=64, tile_n=128)
+    assert cfg.short_a_box and [cfg.a_box_rows(m) for m in (1, 8, 9, 63, 64, 1000)] == [8, 8, 16, 64, 64, 64]
+    assert not GemmConfig(cluster_n=2).short_a_box and GemmConfig(cluster_n=2).a_box_rows(1) == 128
+    assert not GemmConfig(a_major="m").short_a_box
+    calls = []
+    monkeypatch.setattr("cute_runtime.tma.encode_tiled", lambda *args, owner=None: calls.append(args) or args)
+    for m, rows in ((1, 8), (20, 24), (300, 64)):
+        p = host.problem_of(_row(m, 256), _col(256, 512), _row(m, 512))
+        host.tensor_maps(p, cfg)
+        assert calls[-3][5] == (64, rows, 1), (m, calls[-3][5])  # A (K, M, L) box
+        assert calls[-2][5] == (64, 128, 1)  # B unchanged

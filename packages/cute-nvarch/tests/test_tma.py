@@ -324,3 +324,17 @@ def test_bind_rules() -> None:
         nv.make_tma_tile_plan("f16", nv.make_gmma_smem_layout("f16", "k", 64, 64), rank=3, contiguous_mode=3)
     with pytest.raises(ValueError, match="contiguous global mode 2 is not a mode of the shared-memory tile"):
         nv.make_tma_tile_plan("f16", nv.make_gmma_smem_layout("f16", "k", 64, 64), rank=3, contiguous_mode=2)
+
+
+def test_with_box_extent_cuts_one_box_to_its_leading_rows() -> None:
+    plan = f16_plan("k", 128, 64)  # one (64 K, 128 MN) box
+    short = plan.with_box_extent(1, 8)
+    assert short.box_dims == (64, 8) and short.boxes == plan.boxes and short.global_dims == plan.global_dims
+    assert short.tensor_map_args[4] == (64, 8) and plan.box_dims == (64, 128)
+    assert plan.with_box_extent(1, 128) == plan
+    for dim, extent, rule in ((0, 8, "dim must be"), (1, 12, "multiple of 8"), (1, 136, "multiple of 8"),
+                              (1, 0, "multiple of 8")):
+        with pytest.raises(ValueError, match=rule):
+            plan.with_box_extent(dim, extent)
+    with pytest.raises(ValueError, match="one box without multicast"):
+        f16_plan("mn", 128, 64).with_box_extent(1, 8)  # two boxes

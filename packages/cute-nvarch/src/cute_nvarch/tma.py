@@ -271,6 +271,22 @@ class TmaPlan(TmaTilePlan):
         args = self.tensor_map_args
         return args[:2] + (global_address,) + args[2:]
 
+    def with_box_extent(self, dim: int, extent: int) -> TmaPlan:
+        """This plan with its one box cut to the first `extent` elements along tensor-map dimension `dim` (>= 1):
+        a tile of which only a leading part lies inside the tensor loads that part into the same shared-memory
+        places (TMA fills a box's out-of-bound elements element by element); the rest of the tile's shared
+        memory is the caller's to fill. The box stays whole swizzle atoms: `extent` a multiple of 8 or the box."""
+        func = "TmaPlan.with_box_extent"
+        if not isinstance(dim, int) or not 1 <= dim < self.rank:
+            raise ValueError(f"{func}: dim must be a tensor-map dimension in 1..{self.rank - 1}, got {dim!r}")
+        if self.num_multicast != 1 or len(self.boxes) != 1:
+            raise ValueError(f"{func}: needs a plan of one box without multicast, got {len(self.boxes)} boxes")
+        full = self.box_dims[dim]
+        if not isinstance(extent, int) or not 1 <= extent <= full or (extent % 8 and extent != full):
+            raise ValueError(f"{func}: extent must be a multiple of 8 in 8..{full} (or {full}), got {extent!r}")
+        box = tuple(extent if j == dim else b for j, b in enumerate(self.box_dims))
+        return dataclasses.replace(self, box_dims=box)
+
     def check_global_address(self, global_address: int) -> None:
         """Raise ValueError unless the address is a 16-byte aligned global address."""
         if not isinstance(global_address, int) or isinstance(global_address, bool):

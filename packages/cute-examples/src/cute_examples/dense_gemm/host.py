@@ -216,7 +216,11 @@ def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
     p = problem
     # each tile plan is for an (MN, K, L) tensor: A (M, K) as stored, B (K, N) seen as (N, K), C (M, N)
     shape, stride = _geometry(p.a, "cols" if p.a_major == "k" else "rows")
-    a_map = TensorMap.from_plan(a_plan.tma.bind(shape, stride), p.a.address)
+    a_bound = a_plan.tma.bind(shape, stride)
+    rows = cfg.a_box_rows(p.m)
+    if rows < cfg.tile_m:  # fewer rows than a tile: the box covers them only (the kernel expects its bytes)
+        a_bound = a_bound.with_box_extent(a_bound.dim_order.index(0), rows)
+    a_map = TensorMap.from_plan(a_bound, p.a.address)
     (k, n, l), (sk, sn, sl) = _geometry(p.b, "rows" if p.b_major == "k" else "cols")
     b_map = TensorMap.from_plan(b_plan.tma.bind((n, k, l), (sn, sk, sl)), p.b.address)
     shape, stride = _geometry(p.c, "cols" if p.c_major == "n" else "rows")

@@ -356,6 +356,10 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
 
     # one thread initialises the barriers; everyone sees them after the CTA (or cluster) barrier
     pipe.init(tid == 0)
+    if cfg.short_a_box:
+        # fewer rows than a tile: A's box loads only M's rows (rounded up to 8, `a_box_rows`); the stages' other
+        # rows are zeroed here once (out-of-problem rows compute act(0) = 0, as amax assumes)
+        if_(m < cfg.tile_m, lambda: _zero_smem(a_smem, cfg.num_stages * cfg.a_stage_bytes, tid, cfg.num_threads))
     if cfg.cluster_size > 1:
         H.cluster_arrive(relaxed=True)
         H.cluster_wait()
@@ -374,7 +378,7 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
 
     def producer() -> None:
         H.setmaxnreg_dec(PRODUCER_REGS)
-        _producer(plan, sched if split is None else split_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem)
+        _producer(plan, sched if split is None else split_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem, m)
 
     def consumer() -> None:
         H.setmaxnreg_inc(CONSUMER_REGS)
@@ -396,13 +400,34 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
         H.cluster_wait()
 
 
-def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  # noqa: ANN001
+def _zero_smem(base, nbytes: int, tid, num_threads: int) -> None:  # noqa: ANN001
+    """Zero `nbytes` (a multiple of 16) of shared memory at `base`, 16 bytes per thread and step, then fence them
+    for the async proxy (TMA writes, wgmma reads) before the CTA barrier that follows."""
+    from cute_ir import hopper as H
+    from cute_ir import scalar as S
+    from cute_ir.control import for_
+
+    zero = S.f32(0.0)
+
+    def step(off: Any) -> None:
+        H.st_shared(H.smem_offset(base, off), [zero] * 4, alignment=16)
+
+    for_(tid * 16, nbytes, num_threads * 16, step)
+    H.fence_proxy_async_shared()
+
+
+def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m) -> None:  # noqa: ANN001
     from cute_ir import hopper as H
     from cute_ir.control import for_, if_
+    from cute_ir.hopper.scheduler import IR_OPS
 
     cfg = plan.cfg
 
     def one_thread() -> None:
+        # A's box holds a_box_rows(M) rows (the tile's, or fewer): the stage's transaction bytes follow
+        tx = None
+        if cfg.short_a_box:
+            tx = cfg.a_box_rows(m, IR_OPS) * (cfg.tile_k * cfg.ab_bytes) + cfg.b_stage_bytes
         H.tma_prefetch_descriptor(a_desc)
         H.tma_prefetch_descriptor(b_desc)
         # multicast masks: A goes to the CTAs of this cluster row (same cta_m), B to this column (same cta_n)
@@ -419,7 +444,7 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem) -> None:  
                 it = u * sched.k_tiles + kt if count is None else count + (kt - wu.k_begin)
                 stage, phase = pipe.stage_phase(it)
                 pipe.producer_acquire(stage, phase)
-                pipe.producer_commit(stage)
+                pipe.producer_commit(stage, tx)
                 full = pipe.full(stage)
                 a_stage = H.smem_offset(a_smem, stage * cfg.a_stage_bytes)
                 b_stage = H.smem_offset(b_smem, stage * cfg.b_stage_bytes)

@@ -67,13 +67,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
+from typing import Any
 
 from cute_nvarch.gmma_desc import GmmaLayoutType
 from cute_nvarch.gmma_smem import select_gmma_layout_type
 from cute_nvarch.numeric import BFloat16, Float8E4M3FN, Float8E5M2, Float16, Float32, numeric_type
 from cute_nvarch.smem import SmemPlan
 from cute_nvarch.target import SM90A, TARGETS, compile_target
-from cute_nvarch.tile_scheduler import DECOMPOSITIONS, TileScheduler
+from cute_nvarch.tile_scheduler import DECOMPOSITIONS, PY_OPS, TileScheduler
 
 from .activation import ACTIVATIONS, BIAS_MODES
 
@@ -481,6 +482,21 @@ class GemmConfig:
     def b_stage_bytes(self) -> int:
         """Bytes of one B stage (tile_n x tile_k)."""
         return self.tile_n * self.tile_k * self.ab_bytes
+
+    @property
+    def short_a_box(self) -> bool:
+        """Whether A's TMA box shrinks to the rows M has (`a_box_rows`): a K-major A loaded in one box (no
+        multicast, cluster_n 1)."""
+        return self.a_major == "k" and self.cluster_n == 1
+
+    def a_box_rows(self, m: Any, ops: Any = PY_OPS) -> Any:
+        """Rows of A's TMA box for M rows (Python ints, or run-time values with `ops`, the IntOps of cute-ir):
+        tile_m, or M rounded up to 8 where fewer and `short_a_box` (a decode row's box of one valid row in 64 ran
+        1.5x longer than a full one: TMA fills out-of-bound rows element by element). The host encodes that box,
+        the kernel expects its bytes; the stage's other rows are zeroed once per launch."""
+        if not self.short_a_box:
+            return self.tile_m
+        return ops.min((m + 7) // 8 * 8, self.tile_m)
 
     @property
     def epi_n(self) -> int:

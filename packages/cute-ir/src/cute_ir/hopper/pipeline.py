@@ -186,9 +186,10 @@ class TmaPipeline:
         """Wait until `stage` is free for iteration of parity `phase` (waits empty[stage] on `phase ^ 1`)."""
         mbarrier_wait(self.empty(stage), Int(as_value(phase, I32())) ^ 1)
 
-    def producer_commit(self, stage: Any) -> None:
-        """Announce the stage's transaction bytes on full[stage] and arrive (before or after issuing TMA)."""
-        mbarrier_arrive_expect_tx(self.full(stage), self.spec.tx_bytes)
+    def producer_commit(self, stage: Any, tx_bytes: Any = None) -> None:
+        """Announce the stage's transaction bytes on full[stage] and arrive (before or after issuing TMA);
+        `tx_bytes` (int or i32 value): this iteration's bytes where they differ from the spec's."""
+        mbarrier_arrive_expect_tx(self.full(stage), self.spec.tx_bytes if tx_bytes is None else tx_bytes)
 
     def consumer_wait(self, stage: Any, phase: Any) -> None:
         """Wait until the TMA loads of `stage` for the iteration of parity `phase` have landed."""
