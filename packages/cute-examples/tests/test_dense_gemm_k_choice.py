@@ -218,3 +218,39 @@ def test_the_fp8_choice_runs_near_the_fastest_measured_config():
         assert len(logs) == 36
         # measured: 0.941 without promotion, 0.931 with it
         assert math.exp(sum(logs) / len(logs)) >= 0.92, promotion
+
+
+def test_the_decode_choice_runs_near_the_fastest_measured_config():
+    """gemm()'s choice on the 24 decode-like shapes (M = 1..64) measured with every config on an H200 after A's box
+    was cut to M's rows (tests/data/decode_sweep_h200.json): bfloat16 (`row_config`, as the model suite), E4M3
+    without and with promotion (`plan_config`, per-tensor device scales); its measured time against the fastest."""
+    import math
+    import os
+
+    from cute_examples.dense_gemm.bench_models import SuiteShape, row_config
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "decode_sweep_h200.json")) as f:
+        rows = json.load(f)["rows"]
+    measured: dict = {}
+    for dtype, promotion, m, n, k, name, splits, us, _peer in rows:
+        measured.setdefault((dtype, promotion), {}).setdefault((m, n, k), {})[(name, splits)] = us
+    assert len(measured) == 3
+    for (dtype, promotion), shapes in measured.items():
+        logs = []
+        for (m, n, k), times in shapes.items():
+            if dtype == "bfloat16":
+                cfg, choice = row_config(SuiteShape("decode", m, n, k), dtype, 132, "auto")
+                key = (cfg.name, choice.splits)
+            else:
+                shape = GemmShape(m, n, k, 1, ab_dtype=dtype, c_dtype="bfloat16", a_major="k", b_major="k",
+                                  c_major="n")
+                cfg, splits = plan_config(shape, ("bfloat16", "float32", None, None, None, promotion),
+                                          {"scale_a": "tensor", "scale_b": "tensor"}, 132)
+                key = (cfg.name, splits)
+            assert key in times, (dtype, promotion, m, n, k, key)
+            logs.append(math.log(min(times.values()) / times[key]))
+        assert len(logs) == 24
+        # measured (small_m_min_gain 0.2): 0.918 bfloat16, 0.924 E4M3, 0.950 E4M3 with promotion (0.1: 0.904, 0.892,
+        # 0.901)
+        assert math.exp(sum(logs) / len(logs)) >= 0.91, (dtype, promotion)
