@@ -13,7 +13,9 @@ The constants were fitted to `scripts/gemm_sweep.py` on an H200 (2026-11-25: 50 
 tile x cluster, timed in CUDA graphs; the rows are in the tests' `data/tile_sweep_h200.json`): the pick runs
 within 4.3% of the fastest measured config on geometric mean (the model before them: 8.0%).
 
-`rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128);
+`rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128; no 128-row
+tile for M <= 64, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower: the
+tests' `data/decode_sweep_h200.json`);
 `choose_tile_cluster(shape)` is the first. Ties go to the larger tile, then no cluster, then 2x1 over
 1x2. `shape` is anything with `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
 """
@@ -131,6 +133,8 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
     for tile in TILE_EFFICIENCY:
         if tile[1] == 256 and c_dtype == "float32":
             continue  # float32 C stays at N <= 128 (the configurations the GPU tests cover)
+        if m <= 64 < tile[0]:
+            continue  # a 128-row tile would compute 64 rows that do not exist (decode sweep: 10% slower)
         for cluster in CLUSTER_CHOICES:
             tiles_m, tiles_n, _ = _scheduler(*tile, *cluster).problem_tiles(m, n, k)
             # a cluster dimension beyond the tile grid only adds idle CTAs
