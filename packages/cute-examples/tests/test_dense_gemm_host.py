@@ -205,7 +205,7 @@ def test_tensor_map_arguments_equal_cute_nvarch_plans(monkeypatch, a_major, b_ma
 
 def test_a_box_covers_the_rows_m_has(monkeypatch):
     """A decode row's A box is M rounded up to 8 rows (the kernel expects those bytes); with A multicast (cluster
-    N > 1) or M >= tile M, the tile's."""
+    N > 1) or M >= tile M, the tile's. An N-major C's store box likewise."""
     cfg = GemmConfig(tile_m=64, tile_n=128)
     assert cfg.short_a_box and [cfg.a_box_rows(m) for m in (1, 8, 9, 63, 64, 1000)] == [8, 8, 16, 64, 64, 64]
     assert not GemmConfig(cluster_n=2).short_a_box and GemmConfig(cluster_n=2).a_box_rows(1) == 128
@@ -217,3 +217,4 @@ def test_a_box_covers_the_rows_m_has(monkeypatch):
         host.tensor_maps(p, cfg)
         assert calls[-3][5] == (64, rows, 1), (m, calls[-3][5])  # A (K, M, L) box
         assert calls[-2][5] == (64, 128, 1)  # B unchanged
+        assert calls[-1][5] == (64, min(rows, 64), 1)  # C's store box: one 64-row slab, M's rows only

@@ -17,7 +17,16 @@ from typing import Any
 
 from cute_nvarch.numeric import numeric_type
 
-from .spec import AB_DTYPES, C_DTYPES, DTYPE_BYTES, FP8_C_DTYPES, FP8_DTYPES, GemmConfig, canonical_dtype
+from .spec import (
+    AB_DTYPES,
+    C_DTYPES,
+    DTYPE_BYTES,
+    FP8_C_DTYPES,
+    FP8_DTYPES,
+    GemmConfig,
+    box_rows,
+    canonical_dtype,
+)
 
 __all__ = [
     "GemmProblem",
@@ -224,7 +233,11 @@ def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
     (k, n, l), (sk, sn, sl) = _geometry(p.b, "rows" if p.b_major == "k" else "cols")
     b_map = TensorMap.from_plan(b_plan.tma.bind((n, k, l), (sn, sk, sl)), p.b.address)
     shape, stride = _geometry(p.c, "cols" if p.c_major == "n" else "rows")
-    c_map = TensorMap.from_plan(c_plan.tma.bind(shape, stride), p.c.address)
+    c_bound = c_plan.tma.bind(shape, stride)
+    c_rows = c_bound.box_dims[c_bound.dim_order.index(0)]  # one 64-row slab of an N-major C
+    if p.c_major == "n" and p.m < c_rows:  # the stores likewise cover only the rows M has
+        c_bound = c_bound.with_box_extent(c_bound.dim_order.index(0), box_rows(p.m, c_rows))
+    c_map = TensorMap.from_plan(c_bound, p.c.address)
     return a_map, b_map, c_map
 
 

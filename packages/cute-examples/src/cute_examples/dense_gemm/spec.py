@@ -496,7 +496,7 @@ class GemmConfig:
         the kernel expects its bytes; the stage's other rows are zeroed once per launch."""
         if not self.short_a_box:
             return self.tile_m
-        return ops.min((m + 7) // 8 * 8, self.tile_m)
+        return box_rows(m, self.tile_m, ops)
 
     @property
     def epi_n(self) -> int:
@@ -600,6 +600,12 @@ class GemmConfig:
         opts = dict(VARIANTS[variant])
         schedule = opts.pop("schedule")
         return replace(self, **opts).with_schedule(schedule)
+
+
+def box_rows(m: Any, full: int, ops: Any = PY_OPS) -> Any:
+    """Rows of a TMA box of `full` rows over a tensor of `m` rows from its first row: m rounded up to 8 (whole
+    swizzle atoms), at most `full` (ints, or run-time values with cute-ir's IntOps)."""
+    return ops.min((m + 7) // 8 * 8, full)
 
 
 @functools.lru_cache(maxsize=4096)
