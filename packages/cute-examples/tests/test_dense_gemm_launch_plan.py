@@ -101,6 +101,8 @@ STAGED = {
     "no_unit_stride": (True, True, True),
     "misaligned_a": (True, False, False),
     "batch_stride_odd": (True, False, False),
+    "m5_batched": (False, False, False),
+    "m13_batched_k200": (False, False, False),
 }
 
 

@@ -59,6 +59,9 @@ ANY_SHAPE_CASES = (
     AnyShapeCase("misaligned_a", "float16", _row(128, 64, offset=1), _row(64, 128), _row(128, 128)),
     AnyShapeCase("batch_stride_odd", "float16", View((2, 64, 72), (64 * 72 + 3, 72, 1)), _row(2, 72, 64),
                  _row(2, 64, 64)),
+    # fewer rows than a tile in every batch: A's and C's boxes cover M's rows only (GemmConfig.a_box_rows)
+    AnyShapeCase("m5_batched", "bfloat16", _row(3, 5, 64), _row(3, 64, 96), _row(3, 5, 96)),
+    AnyShapeCase("m13_batched_k200", "float16", _row(2, 13, 200), _row(2, 200, 256), _row(2, 13, 256)),
 )
 
 

@@ -13,8 +13,9 @@ __all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "REFERENCE_SC
            "fp8_gpu_configs", "fp8_out_configs", "reference_calls", "scaled_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
-# (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched
-FP8_GPU_SHAPES = ((1024, 1024, 1024, 1), (300, 200, 272, 1), (257, 130, 144, 2))
+# (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched, and a
+# decode-like M below every tile (A's and C's boxes cut to its rows; amax over the zeroed rows)
+FP8_GPU_SHAPES = ((1024, 1024, 1024, 1), (300, 200, 272, 1), (257, 130, 144, 2), (7, 272, 160, 1))
 # the accuracy test of two-level accumulation: same-sign inputs at K = 16384, float32 C, without and with promotion
 ACCURACY_SHAPE = (256, 256, 16384, 1)
 ACCURACY_CONFIGS = tuple(
