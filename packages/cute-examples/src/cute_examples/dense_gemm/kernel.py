@@ -378,7 +378,7 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
 
     def producer() -> None:
         H.setmaxnreg_dec(PRODUCER_REGS)
-        _producer(plan, sched if split is None else split_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem, m, n)
+        _producer(plan, sched if split is None else split_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem, m)
 
     def consumer() -> None:
         H.setmaxnreg_inc(CONSUMER_REGS)
@@ -389,8 +389,7 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
             epilogue = (FusedParams(*fused), m, n)
         role_sched = sched if split is None else split_sched()
         _consumer(
-            plan, role_sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue, split,
-            (m, n),
+            plan, role_sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue, split
         )
 
     # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
@@ -417,18 +416,7 @@ def _zero_smem(base, nbytes: int, tid, num_threads: int) -> None:  # noqa: ANN00
     H.fence_proxy_async_shared()
 
 
-def _origin(cfg: GemmConfig, idx: Any, tile: int, extent: Any) -> Any:
-    """The first element of tile `idx` along a dimension of `extent` elements: idx * tile, or extent - tile for a
-    last tile that would reach past the extent when the extent holds a whole tile (`shifts_partial_tiles`)."""
-    from cute_ir.hopper.scheduler import IR_OPS
-
-    o = idx * tile
-    if not cfg.shifts_partial_tiles:
-        return o
-    return IR_OPS.select(o + tile > extent, IR_OPS.select(extent >= tile, extent - tile, o), o)
-
-
-def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m, n) -> None:  # noqa: ANN001
+def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m) -> None:  # noqa: ANN001
     from cute_ir import hopper as H
     from cute_ir.control import for_, if_
     from cute_ir.hopper.scheduler import IR_OPS
@@ -449,7 +437,7 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m, n) -> N
 
         def unit_body(u: Int, count: Any = None) -> list:
             wu = sched.work_unit(u)
-            m0, n0, batch = _origin(cfg, wu.m, cfg.tile_m, m), _origin(cfg, wu.n, cfg.tile_n, n), wu.l
+            tile_m, tile_n, batch = wu.m, wu.n, wu.l
 
             def k_tile(kt: Int) -> None:
                 # the running K-tile count: unit * k_tiles when every unit covers all of K
@@ -462,10 +450,10 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m, n) -> N
                 b_stage = H.smem_offset(b_smem, stage * cfg.b_stage_bytes)
                 k0 = kt * cfg.tile_k
                 _load_operand(
-                    plan.a, a_desc, a_stage, full, m0, k0, batch, a_mask, sched.cta_n
+                    plan.a, a_desc, a_stage, full, tile_m * cfg.tile_m, k0, batch, a_mask, sched.cta_n
                 )
                 _load_operand(
-                    plan.b, b_desc, b_stage, full, n0, k0, batch, b_mask, sched.cta_m
+                    plan.b, b_desc, b_stage, full, tile_n * cfg.tile_n, k0, batch, b_mask, sched.cta_m
                 )
 
             if count is None:
@@ -693,16 +681,11 @@ def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_a
     return if_values(rest % 2 == 1, [total.type], odd, even)[0]
 
 
-def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem, epilogue, split,  # noqa: ANN001
-              mn) -> None:  # noqa: ANN001
+def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_smem, epi_smem, epilogue, split) -> None:  # noqa: ANN001
     from cute_ir import hopper as H
     from cute_ir.control import for_, if_
 
     cfg = plan.cfg
-    m, n = mn
-
-    def origins(wu: Any) -> tuple[Any, Any]:
-        return _origin(cfg, wu.m, cfg.tile_m, m), _origin(cfg, wu.n, cfg.tile_n, n)
     a_addr = H.smem_address(a_smem)
     b_addr = H.smem_address(b_smem)
     a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
@@ -711,7 +694,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     def unit_body(u: Int) -> None:
         wu = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
-        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins(wu), wu.l, epilogue)
+        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue)
 
     def split_unit_body(u: Int, count: Any) -> list:
         from .split_k import fixup
@@ -721,7 +704,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         acc = fixup(plan, acc, wu, g, tid_in_wg, split, g + _EPI_BARRIER_BASE, sched.work)
         # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
         if_(wu.part == wu.parts - 1, lambda: _epilogue(
-            plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins(wu), wu.l, epilogue
+            plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue
         ))
         return [count + (wu.k_end - wu.k_begin)]
 
@@ -738,7 +721,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         accs = acc if cfg.atoms_m > 1 else [acc]
         for s, acc_s in enumerate(accs):
             _epilogue(plan, acc_s, g, (u // 2) * cfg.atoms_m + s if cfg.atoms_m > 1 else u // 2, tid_in_wg,
-                      warp_in_wg, c_desc, epi_wg, *origins(wu), wu.l, epilogue, slab=s)
+                      warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue, slab=s)
 
     if cfg.pingpong:
         for_(g, sched.num_units, 2, pingpong_unit_body)
@@ -750,7 +733,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 
 
-def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, m0, n0, batch, epilogue,  # noqa: ANN001
+def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue,  # noqa: ANN001
               slab=None) -> None:
     """Accumulators -> C through the warpgroup's staging buffers, one 64 x epi_n chunk at a time.
 
@@ -758,7 +741,6 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, m0, n0,
     rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
     running while this one is written), then the warpgroup synchronises on its own named barrier.
-    (m0, n0): the tile's first row and accumulator column (`_origin`).
     With a fused epilogue (`epilogue` = (FusedParams, m, n)) each store's output values are computed just
     before it (one or two 8-column groups at a time, in the accumulators' per-thread order; SwiGLU: from twice
     as many accumulators), which keeps few of them live next to the remaining accumulators.
@@ -774,16 +756,14 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, m0, n0,
     barrier_id = g + _EPI_BARRIER_BASE
     c_elem = element_type(cfg.c_dtype)
     slab = g if slab is None else slab  # the tile's 64-row slab: warpgroup g's, or ping-pong's atom index
-    row0 = m0 + slab * 64
-    # the tile's first column of C: B's (SwiGLU: half of them; its tiles never shift, `shifts_partial_tiles`)
-    c_n0 = n0 if cfg.c_tile_n == cfg.tile_n else n0 // (cfg.tile_n // cfg.c_tile_n)
+    row0 = tile_m * cfg.tile_m + slab * 64
     chunks = cfg.c_tile_n // cfg.epi_n
     fused = None
     if epilogue is not None:
         from .epilogue_fused import FusedEpilogue
 
         params, m, n = epilogue
-        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, m0, n0, batch)
+        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_m, tile_n, batch)
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:
@@ -832,7 +812,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, m0, n0,
         H.named_barrier_sync(barrier_id, 128)
 
         def store(chunk: int = chunk, buf: Any = buf) -> None:
-            col0 = c_n0 + chunk * cfg.epi_n
+            col0 = tile_n * cfg.c_tile_n + chunk * cfg.epi_n
             for box in epi.boxes:
                 mm = row0 + box.mn if box.mn else row0
                 nn = col0 + box.k if box.k else col0

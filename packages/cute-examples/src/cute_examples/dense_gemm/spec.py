@@ -484,15 +484,6 @@ class GemmConfig:
         return self.tile_n * self.tile_k * self.ab_bytes
 
     @property
-    def shifts_partial_tiles(self) -> bool:
-        """Whether a last tile that would reach past M (N) starts at M - tile_m (N - tile_n) instead, where M (N)
-        holds a whole tile (`kernel._origin`): its boxes lie inside the tensors (TMA fills out-of-bound rows one
-        by one, and such a tile straggled by 24% at K = 1000 on an H200) and its overlap with the previous tile is
-        computed and stored twice, with the same bits. Not with an input addend (it may be the output, read after
-        the other tile wrote it) nor SwiGLU (gate/up column pairs)."""
-        return not self.has_input and self.activation != "swiglu"
-
-    @property
     def short_a_box(self) -> bool:
         """Whether A's TMA box shrinks to the rows M has (`a_box_rows`): a K-major A loaded in one box (no
         multicast, cluster_n 1)."""
