@@ -98,6 +98,7 @@ def test_split_and_stream_k_bitwise_and_exact(case):
 def test_fp8_split_and_stream_k_bitwise_and_exact(case):
     """The scaled kernel's split form: E4M3 operands, device scales (per tensor or rowwise) applied once after the
     fix-up, an E4M3 C with amax; against float64 of the dequantized operands times the scales."""
+    from cute_examples.dense_gemm.bench_fp8 import scaled_extra
     from cute_examples.dense_gemm.spec import tolerance
 
     cfg, (m, n, k) = case.config, case.mnk
@@ -112,8 +113,7 @@ def test_fp8_split_and_stream_k_bitwise_and_exact(case):
     amax = torch.zeros((), device="cuda")
     fp8_out = cfg.c_dtype == "float8_e4m3fn"
     out = (so.data_ptr(), amax.data_ptr(), 1.0) if fp8_out else (0, 0, 1.0)
-    # FUSED_PARAMS: no bias, input or pre-activation output, alpha 1, beta 0; then SCALE_PARAMS
-    extra = (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, sa.data_ptr(), sb.data_ptr(), *out)
+    extra = scaled_extra(sa, sb, out)  # no bias, input or pre-activation output, alpha 1, beta 0; the scales
     first, schedule = _launch_ten(case, a, b, extra)
     ref = (d * 0.5).clamp(-448, 448) if fp8_out else d
     err = float((first.double() - ref).norm() / ref.norm())
@@ -131,6 +131,7 @@ from cute_examples.dense_gemm.host import problem_of
 from cute_examples.dense_gemm.kernel import kernel_of
 from cute_examples.dense_gemm.launch_plan import padded
 from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES
+from cute_examples.dense_gemm.bench_fp8 import scaled_extra
 def rows(shape):  # row-major, rows padded to 16 bytes (TMA's rule for a direct launch)
     return torch.randn(padded(shape, torch.float16)[0], dtype=torch.float16, device="cuda")[:, :shape[1]]
 props = device_properties(torch.cuda.current_device())
@@ -152,8 +153,7 @@ for case in (FP8_SPLIT_GPU_CASES[0], FP8_SPLIT_GPU_CASES[2]):  # the scaled kern
     out = (s.data_ptr(), amax.data_ptr(), 1.0) if cfg.fp8_out else (0, 0, 1.0)
     p = problem_of(a, b, c)
     launch_decomposed(kernel_of(cfg, tuple(props.compute_capability)), p, cfg,
-                      schedule_of(p, cfg, props.sm_count, case.splits), Workspace(), None,
-                      (0, 0, 0, 0, 0, 1.0, 0.0, 0, 0, 0, 0, s.data_ptr(), s.data_ptr(), *out))
+                      schedule_of(p, cfg, props.sm_count, case.splits), Workspace(), None, scaled_extra(s, s, out))
     torch.cuda.synchronize()
     ref = (a.float() @ b.float()).clamp(-448, 448)
     assert float((c.float() - ref).norm() / ref.norm()) < 7e-2

@@ -30,9 +30,9 @@ class SplitCase:
 
 
 def _cfg(kind: str, tile: tuple[int, int], cluster: tuple[int, int] = (1, 1), dtype: str = "float16",
-         c_dtype: str | None = None) -> GemmConfig:
+         c_dtype: str | None = None, **fields: object) -> GemmConfig:
     return GemmConfig(a_dtype=dtype, b_dtype=dtype, c_dtype=c_dtype or dtype, tile_m=tile[0], tile_n=tile[1],
-                      cluster_m=cluster[0], cluster_n=cluster[1], decomposition=kind)
+                      cluster_m=cluster[0], cluster_n=cluster[1], decomposition=kind, **fields)
 
 
 SPLIT_GPU_CASES = (
@@ -51,10 +51,8 @@ SPLIT_GPU_CASES = (
 
 def _fp8(kind: str, tile: tuple[int, int], promotion: int = 0, c_dtype: str = "bfloat16",
          scales: tuple[str, str] = ("tensor", "tensor"), epi_buffers: int = 2) -> GemmConfig:
-    e4m3 = FP8_DTYPES[0]
-    return GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=c_dtype, tile_m=tile[0], tile_n=tile[1],
-                      decomposition=kind, mma_promotion_interval=promotion, scale_a=scales[0], scale_b=scales[1],
-                      epi_buffers=epi_buffers)
+    return _cfg(kind, tile, dtype=FP8_DTYPES[0], c_dtype=c_dtype, mma_promotion_interval=promotion,
+                scale_a=scales[0], scale_b=scales[1], epi_buffers=epi_buffers)
 
 
 # the scaled kernel's split form (dense_gemm_split_scaled): E4M3 operands, device scales applied after the fix-up
