@@ -598,8 +598,6 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
         _release(plan, pipe, stage, tid_in_wg, sched)
         return acc
 
-    zero = S.f32(0.0)
-
     def add(total: Any, part: Any) -> Any:
         return H.accumulator_from_values([S.add(x, y) for x, y in zip(regs(total), regs(part), strict=True)], atom)
 
@@ -614,6 +612,8 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
         (total,) = for_(k_first + 1, k_end, 1, body, init=[first])
         return total
 
+    zero = S.f32(0.0)
+
     def body_n(kt: Any, total: Any, acc: Any) -> list:
         acc = k_tile(kt, acc, False)
         promote = (kt - k_first + 1) % period == 0
@@ -622,9 +622,8 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
         acc = [S.select(promote, zero, y) for y in a]
         return [H.accumulator_from_values(total, atom), H.accumulator_from_values(acc, atom)]
 
-    total0 = H.accumulator_from_values([zero] * len(regs(first)), atom)
-    total, acc = for_(k_first + 1, k_end, 1, body_n, init=[total0, first])
-    return H.accumulator_from_values([S.add(x, y) for x, y in zip(regs(total), regs(acc), strict=True)], atom)
+    total, acc = for_(k_first + 1, k_end, 1, body_n, init=[H.zero_accumulator(atom), first])
+    return add(total, acc)
 
 
 def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init, add) -> Any:  # noqa: ANN001
@@ -638,7 +637,6 @@ def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_a
     final `wait_group 0` sit in both branches of one `scf.if`, which yields only finished totals.
     """
     from cute_ir import hopper as H
-    from cute_ir import scalar as S
     from cute_ir.control import for_, if_values
 
     def issue(kt: Any, dead: Any) -> Any:
@@ -661,8 +659,8 @@ def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_a
         return [add(total, y), x, y]
 
     rest = k_end - k_first - 1  # K-tiles after the first
-    zero = H.accumulator_from_values([S.f32(0.0)] * len(H.accumulator_values(x, plan.wgmma)), plan.wgmma)
-    total, x, y = for_(k_first + 1, k_first + 1 + (rest // 2) * 2, 2, pair, init=[zero, x, init])
+    total, x, y = for_(k_first + 1, k_first + 1 + (rest // 2) * 2, 2, pair,
+                       init=[H.zero_accumulator(plan.wgmma), x, init])
 
     def odd() -> list:
         last = issue(k_end - 1, y)
