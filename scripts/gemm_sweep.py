@@ -186,7 +186,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         decompositions: tuple[str, ...] = (), promotion: int = 0) -> int:
     """Sweep each shape on the GPU and print its table."""
     import torch
-    from cute_examples.timing import graph_ms
+    from cute_examples.timing import interleaved_graph_ms
     from cute_runtime import device_properties
 
     props = device_properties(0)
@@ -215,12 +215,8 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
             labels.append(f"{cfg.name} {sched}")
         fns.append(ops[4])
         labels.append(peer_name)
-        samples = [[] for _ in fns]
-        for rnd in range(rounds):
-            order = range(len(fns)) if rnd % 2 == 0 else reversed(range(len(fns)))
-            for i in order:
-                samples[i].append(graph_ms(fns[i], calls=calls, iterations=5))
-        us = [statistics.median(x) * 1e3 for x in samples]
+        # each config's graph captured once, 5 replays a round, the rounds in alternating order
+        us = [t * 1e3 for t in interleaved_graph_ms(fns, calls=calls, iterations=5 * rounds, rounds=rounds)]
         peer = us[-1]
         ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])
         name = "x".join(map(str, mnk))
