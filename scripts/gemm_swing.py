@@ -52,7 +52,7 @@ def main() -> int:
         return 0
 
     import torch
-    from cute_examples.dense_gemm.host import problem_of, schedule, tensor_maps
+    from cute_examples.dense_gemm.host import problem_of, resident_sms, schedule, tensor_maps
     from cute_examples.dense_gemm.kernel import kernel_of
     from cute_examples.timing import interleaved_median_ms
     from cute_runtime import device_properties
@@ -69,7 +69,7 @@ def main() -> int:
     def ours(cfg, a, b, c, order=(None, None)):  # noqa: ANN001, ANN202
         kernel = kernel_of(cfg, tuple(props.compute_capability), 0)
         prob = problem_of(a, b, c)
-        grid, r, s = schedule(prob, cfg, sms, *order)
+        grid, r, s = schedule(prob, cfg, resident_sms(kernel, cfg, sms), *order)
         launch_args = (*tensor_maps(prob, cfg), prob.m, prob.n, prob.k, prob.l, r, s)
         return (lambda: kernel.launch(grid, *launch_args)), f"grid {grid[0]}x{grid[1]} raster_n={r} swizzle_log={s}"
 

@@ -54,15 +54,20 @@ class FakeCuda:
 
 class GemmKernel:
     """A GEMM Kernel stand-in for `cfg`: the run-time parameters its JIT entry declares; each launch calls
-    `record(grid, stream, packed parameter block)`."""
+    `record(grid, stream, packed parameter block)`; `active`: the clusters that fit at once (default: a 132-SM
+    device's SMs over the cluster size)."""
 
-    def __init__(self, cfg, record):
+    def __init__(self, cfg, record, active=None):
         from cute_examples.dense_gemm.kernel import _kernel_fn
         from cute_nvarch.params import Param
         from cute_runtime.params import ParamLayout
 
         self.layout = ParamLayout([Param(d.name, d.ann.kind) for d in _kernel_fn(cfg).decls if d.kind != "const"])
         self._record = record
+        self._active = 132 // (cfg.cluster_m * cfg.cluster_n) if active is None else active
+
+    def max_active_clusters(self):
+        return self._active
 
     def prepare(self, *args):
         from cute_runtime.params import ParamBuffer

@@ -226,3 +226,34 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     assert struct.unpack_from("<4i", block, offsets[3]) == (256, 64, 128, 1)
     with pytest.raises(ValueError, match="overlaps an input"):
         launch_plan.gemm(a, b, FakeCuda(c.shape, c.stride(), c.dtype, a.data_ptr() + 1024))
+
+
+@pytest.mark.parametrize(("cluster", "active", "clusters"), [((2, 2), 30, 30), ((2, 1), 66, 66), ((2, 1), 61, 61),
+                                                             ((1, 1), 0, 132)])
+def test_the_persistent_grid_holds_the_clusters_that_fit(monkeypatch, tmp_path, cluster, active, clusters):
+    """The plan's persistent grid asks for the clusters the device runs at once (Kernel.max_active_clusters: 30
+    2x2 clusters on a 132-SM H200, where 33 left three waiting for a whole share of the work); a kernel without a
+    cluster fills every SM."""
+    from types import SimpleNamespace
+
+    import cute_runtime
+    from cute_examples.dense_gemm import kernel as gemm_kernel
+    from cute_examples.dense_gemm import tune_cache
+    from cute_runtime import TensorMap
+    from gemm_fakes import Driver, GemmKernel
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: GemmKernel(
+        cfg, lambda grid, stream, block: None, active))
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    cache = PlanCache(launch_plan._build)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    a = FakeCuda((4096, 4096))
+    b, c = FakeCuda((4096, 4096), address=1 << 28), FakeCuda((4096, 4096), address=1 << 30)
+    launch_plan.gemm(a, b, c, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=cluster, stream=1)
+    (plan,) = cache.table().values()
+    assert plan.grid == (cluster[0] * clusters, cluster[1], 1)

@@ -296,6 +296,12 @@ class TestHopper:
         assert out.cpu().tolist() == expected
         with pytest.raises(ValueError, match="not a multiple of its cluster"):
             k.launch(7, out)
+        # the driver's occupancy: at least one cluster, at most the SMs over the cluster size
+        sms = device_properties(0).sm_count
+        size = k.cluster[0] * k.cluster[1] * k.cluster[2]
+        assert 1 <= k.max_active_clusters() <= sms // size
+        # without a cluster: CTAs, at least one per SM for a small kernel
+        assert Kernel(rk.ADD_F32_ENTRY, None, rk.ADD_F32_PTX).max_active_clusters() >= sms
 
     def test_tma_load_tile(self) -> None:
         torch = _torch()

@@ -89,6 +89,7 @@ class Kernel:
         self._image: Any = None
         self._smem_limit = STATIC_SMEM_LIMIT
         self._config: Any = None
+        self._max_active: int | None = None
         self._ready = False
 
     def __repr__(self) -> str:
@@ -266,6 +267,33 @@ class Kernel:
         config.sharedMemBytes = self.dynamic_smem
         self._cluster_attr = attr
         return config
+
+    def max_active_clusters(self) -> int:
+        """Clusters of this kernel (CTAs, without a cluster) that its device runs at once: the driver's occupancy
+        for its block, shared memory, registers and cluster shape (loads the kernel; cached)."""
+        if self._max_active is not None:
+            return self._max_active
+        self.load()
+        drv = self._drv
+        sms = int(driver.check(drv.cuDeviceGetAttribute(
+            drv.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, self._cudev), "cuDeviceGetAttribute"))
+        if self.entry.launch.is_cluster_launch:
+            config = self._cluster_config(drv, self.device)
+            size = self.cluster[0] * self.cluster[1] * self.cluster[2]
+            per = max(1, sms // size)  # the grid a persistent launch asks for, in clusters along x
+            config.gridDimX, config.gridDimY, config.gridDimZ = (
+                self.cluster[0] * per, self.cluster[1], self.cluster[2]
+            )
+            n = driver.check(drv.cuOccupancyMaxActiveClusters(self._f, config), "cuOccupancyMaxActiveClusters")
+        else:
+            threads = self.block[0] * self.block[1] * self.block[2]
+            per_sm = driver.check(
+                drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(self._f, threads, self.dynamic_smem),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+            )
+            n = int(per_sm) * sms
+        self._max_active = int(n)
+        return self._max_active
 
     # ---------------------------------------------------------------- arguments
 

@@ -292,7 +292,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
     from cute_runtime import device_properties
 
     from ..timing import interleaved_median_ms
-    from .host import launch_gemm, problem_of, schedule, tensor_maps
+    from .host import launch_gemm, problem_of, resident_sms, schedule, tensor_maps
     from .kernel import _kernel_fn, kernel_of
 
     props = device_properties(torch.cuda.current_device())
@@ -342,7 +342,7 @@ def _run_on_gpu(args: argparse.Namespace, cfg: GemmConfig, m: int, n: int, k: in
             sets += [make_operands(cfg, m, n, k, l) for _ in range(min(copies, 16))]
         probs = [problem_of(*s) for s in sets]
         # encode the descriptors once: the timed loop only launches
-        grid, raster_n, swz = schedule(probs[0], cfg, props.sm_count, *order)
+        grid, raster_n, swz = schedule(probs[0], cfg, resident_sms(kernel, cfg, props.sm_count), *order)
         launches = [(*tensor_maps(p, cfg), p.m, p.n, p.k, p.l, raster_n, swz) for p in probs]
         i = [0]
 

@@ -108,15 +108,15 @@ def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, 
 
     from .bench_run import checked_launch, prepare_ours
     from .decomposed import Workspace, schedule_of
-    from .host import problem_of, tensor_maps
+    from .host import problem_of, resident_sms, tensor_maps
     from .kernel import kernel_of
 
     problem = problem_of(a, b, c)
-    schedule = schedule_of(problem, cfg, num_sms, splits)
+    kernel = kernel_of(cfg, SM90A.compute_capability)
+    schedule = schedule_of(problem, cfg, resident_sms(kernel, cfg, num_sms), splits)
     if not cfg.shares_k:
         fn, err = prepare_ours(cfg, a, b, c, ref, num_sms, extra)
         return fn, err, schedule.label
-    kernel = kernel_of(cfg, SM90A.compute_capability)
     stream = torch.cuda.current_stream()
     workspace = Workspace()  # kept alive by the closure; every launch of the row is on this stream or a graph
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)

@@ -90,11 +90,11 @@ def prepare_ours(
 ) -> tuple[Any, float]:
     """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`); `extra`: the
     run-time values after the plain kernel's (the fused or scaled kernels' parameters)."""
-    from .host import problem_of, schedule, tensor_maps
+    from .host import problem_of, resident_sms, schedule, tensor_maps
     from .kernel import kernel_of
 
     kernel = kernel_of(cfg, SM90A.compute_capability)
     problem = problem_of(a, b, c)
-    grid, raster_n, swz = schedule(problem, cfg, num_sms)
+    grid, raster_n, swz = schedule(problem, cfg, resident_sms(kernel, cfg, num_sms))
     args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz, *extra)
     return checked_launch(kernel, grid, args, c, ref)

@@ -55,6 +55,7 @@ from .host import (
     choose_config,
     choose_epilogue_config,
     problem_of,
+    resident_sms,
     schedule,
     tensor_maps,
     with_promotion,
@@ -290,7 +291,8 @@ class GemmPlan:
         self.config = cfg
         kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
-        grid, raster_n, swz = schedule(problem, cfg, props.sm_count, *order)
+        sms = resident_sms(kernel, cfg, props.sm_count)
+        grid, raster_n, swz = schedule(problem, cfg, sms, *order)
         p = problem
         fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3)
         if cfg.scaled:
@@ -299,7 +301,7 @@ class GemmPlan:
         if cfg.shares_k:
             from .decomposed import Workspace, schedule_of
 
-            self.schedule = schedule_of(problem, cfg, props.sm_count, splits)
+            self.schedule = schedule_of(problem, cfg, sms, splits)
             self.workspace = Workspace()
             self._ws_stream = None
             grid = self.schedule.grid

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .choice import rank_configs
-from .host import choose_config, problem_of, schedule, tensor_maps
+from .host import choose_config, problem_of, resident_sms, schedule, tensor_maps
 from .spec import GemmConfig
 from .tune_cache import TunedChoice, store_tuned
 
@@ -86,8 +86,9 @@ def tune(
         except Exception as exc:  # noqa: BLE001 - a candidate that cannot load is skipped, with the reason
             rows.append(f"{cfg.name}: skipped ({type(exc).__name__}: {exc})")
             continue
-        for raster, swz in _orders(problem, cfg, props.sm_count):
-            grid, r0, s0 = schedule(problem, cfg, props.sm_count)
+        sms = resident_sms(kernel, cfg, props.sm_count)
+        for raster, swz in _orders(problem, cfg, sms):
+            grid, r0, s0 = schedule(problem, cfg, sms)
             r, s = (r0, s0) if raster is None else (raster, swz)
             args = (*maps, problem.m, problem.n, problem.k, problem.l, r, s)
             c.fill_(float("nan"))
