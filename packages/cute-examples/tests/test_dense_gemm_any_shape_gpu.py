@@ -144,3 +144,29 @@ def test_each_device_gets_its_own_plan_and_kernel():
         plans[d] = launch_plan.plans.table()[key]
     assert (plans[0].device, plans[1].device) == (0, 1)
     assert plans[0].kernel is not plans[1].kernel and plans[1].kernel.device == 1
+
+
+CLUSTER_2X2_CASE = dict(m=1024, n=2048, k=256, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=(2, 2))
+
+
+@requires_sm90
+def test_a_2x2_cluster_grid_holds_the_clusters_that_fit():
+    """gemm() with 2x2 clusters: 32 cluster units, a persistent grid of the clusters the device runs at once (30 on
+    a 132-SM H200, where SMs / 4 = 33 left three waiting), and the right result."""
+    from cute_examples.dense_gemm import gemm, launch_plan
+    from cute_runtime import device_properties
+
+    c = dict(CLUSTER_2X2_CASE)
+    m, n, k = c.pop("m"), c.pop("n"), c.pop("k")
+    a = torch.randn(m, k, dtype=torch.float16, device="cuda")
+    b = torch.randn(n, k, dtype=torch.float16, device="cuda").t()
+    out = gemm(a, b, **c)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert float((out.float() - ref).norm() / ref.norm()) <= 2e-3
+    plan = [p for p in launch_plan.plans.table().values()
+            if p.config.cluster_m == p.config.cluster_n == 2 and p.out_shape == (m, n)][-1]
+    fit = plan.kernel.max_active_clusters()
+    sms = device_properties(torch.cuda.current_device()).sm_count
+    assert 1 <= fit
+    assert plan.grid == (2 * min(32, fit, sms // 4), 2, 1)

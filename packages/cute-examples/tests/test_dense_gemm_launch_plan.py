@@ -257,3 +257,14 @@ def test_the_persistent_grid_holds_the_clusters_that_fit(monkeypatch, tmp_path, 
     launch_plan.gemm(a, b, c, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=cluster, stream=1)
     (plan,) = cache.table().values()
     assert plan.grid == (cluster[0] * clusters, cluster[1], 1)
+
+
+def test_the_2x2_cluster_gpu_case_is_in_the_bundle_catalogue():
+    from cute_examples.dense_gemm.aot import aot_configs
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.host import choose_config
+    from test_dense_gemm_any_shape_gpu import CLUSTER_2X2_CASE as c
+
+    shape = GemmShape(c["m"], c["n"], c["k"], ab_dtype="float16", c_dtype="float16")
+    cfg = choose_config(shape, tile_shape_mnk=c["tile_shape_mnk"], cluster_shape_mn=c["cluster_shape_mn"])
+    assert cfg.name in {x.name for x in aot_configs()}

@@ -296,11 +296,11 @@ class TestHopper:
         assert out.cpu().tolist() == expected
         with pytest.raises(ValueError, match="not a multiple of its cluster"):
             k.launch(7, out)
-        # the driver's occupancy: at least one cluster, at most the SMs over the cluster size
+        # the driver's occupancy: a 32-thread kernel without shared memory fits one cluster per SM pair at least
+        # (several CTAs share an SM), the same without a cluster (CTAs)
         sms = device_properties(0).sm_count
         size = k.cluster[0] * k.cluster[1] * k.cluster[2]
-        assert 1 <= k.max_active_clusters() <= sms // size
-        # without a cluster: CTAs, at least one per SM for a small kernel
+        assert k.max_active_clusters() >= sms // size
         assert Kernel(rk.ADD_F32_ENTRY, None, rk.ADD_F32_PTX).max_active_clusters() >= sms
 
     def test_tma_load_tile(self) -> None:
