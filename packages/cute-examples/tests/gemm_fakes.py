@@ -76,7 +76,7 @@ class GemmKernel:
         buf.write(self.layout.convert(args))
         return buf
 
-    def bound_launch(self, grid, params):
+    def bound_launch(self, grid, params, programmatic=False):
         return lambda stream: self._record(grid, stream, params.packed())
 
 

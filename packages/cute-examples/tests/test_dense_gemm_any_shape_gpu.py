@@ -170,3 +170,47 @@ def test_a_2x2_cluster_grid_holds_the_clusters_that_fit():
     sms = device_properties(torch.cuda.current_device()).sm_count
     assert 1 <= fit
     assert plan.grid == (2 * min(32, fit, sms // 4), 2, 1)
+
+
+CHAIN_CASE = dict(m=1000, k=512, n1=384, n2=640, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=(1, 1))
+
+
+@requires_sm90
+@pytest.mark.parametrize("graph", [False, True], ids=["stream", "graph"])
+def test_a_chained_gemm_reads_the_previous_ones_output(graph):
+    """gemm() launches with programmatic stream serialization (its kernels wait on the previous grid before any
+    global access): 16 chains C1[i] = A[i] @ B1, C2[i] = C1[i] @ B2 back to back without a synchronisation, on a
+    stream or replayed from a CUDA graph, every output NaN-filled before; each C2[i] must be C1[i] @ B2."""
+    from cute_examples.dense_gemm import gemm
+
+    c = dict(CHAIN_CASE)
+    m, k, n1, n2 = c.pop("m"), c.pop("k"), c.pop("n1"), c.pop("n2")
+    f16 = dict(dtype=torch.float16, device="cuda")
+    a = [torch.randn(m, k, **f16) for _ in range(16)]
+    b1 = torch.randn(n1, k, **f16).t() / k ** 0.5
+    b2 = torch.randn(n2, n1, **f16).t() / n1 ** 0.5
+    c1 = [torch.empty(m, n1, **f16) for _ in a]
+    c2 = [torch.empty(m, n2, **f16) for _ in a]
+
+    def chains():
+        for ai, c1i, c2i in zip(a, c1, c2, strict=True):
+            gemm(ai, b1, c1i, **c)
+            gemm(c1i, b2, c2i, **c)
+
+    chains()  # plans built outside the timed / captured launches
+    torch.cuda.synchronize()
+    run = chains
+    if graph:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            chains()
+        run = g.replay
+    for t in c1 + c2:
+        t.fill_(float("nan"))
+    run()
+    torch.cuda.synchronize()
+    for ai, c1i, c2i in zip(a, c1, c2, strict=True):
+        ref1 = ai.float() @ b1.float()
+        assert float((c1i.float() - ref1).norm() / ref1.norm()) <= 2e-3
+        ref2 = c1i.float() @ b2.float()
+        assert float((c2i.float() - ref2).norm() / ref2.norm()) <= 2e-3

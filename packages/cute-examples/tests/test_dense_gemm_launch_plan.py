@@ -268,3 +268,47 @@ def test_the_2x2_cluster_gpu_case_is_in_the_bundle_catalogue():
     shape = GemmShape(c["m"], c["n"], c["k"], ab_dtype="float16", c_dtype="float16")
     cfg = choose_config(shape, tile_shape_mnk=c["tile_shape_mnk"], cluster_shape_mn=c["cluster_shape_mn"])
     assert cfg.name in {x.name for x in aot_configs()}
+
+
+def test_the_chain_gpu_case_is_in_the_bundle_catalogue():
+    from cute_examples.dense_gemm.aot import aot_configs
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.host import choose_config
+    from test_dense_gemm_any_shape_gpu import CHAIN_CASE as c
+
+    names = {x.name for x in aot_configs()}
+    for m, n, k in ((c["m"], c["n1"], c["k"]), (c["m"], c["n2"], c["n1"])):
+        shape = GemmShape(m, n, k, ab_dtype="float16", c_dtype="float16")
+        cfg = choose_config(shape, tile_shape_mnk=c["tile_shape_mnk"], cluster_shape_mn=c["cluster_shape_mn"])
+        assert cfg.name in names
+
+
+def test_plans_launch_programmatically(monkeypatch, tmp_path):
+    """gemm()'s plans ask for programmatic stream serialization (PDL; safe because of the kernels' grid
+    dependency wait, test_dense_gemm_pdl.py)."""
+    from types import SimpleNamespace
+
+    import cute_runtime
+    from cute_examples.dense_gemm import kernel as gemm_kernel
+    from cute_examples.dense_gemm import tune_cache
+    from cute_runtime import TensorMap
+    from gemm_fakes import Driver
+
+    asked = []
+
+    class Recording(GemmKernel):
+        def bound_launch(self, grid, params, programmatic=False):
+            asked.append(programmatic)
+            return super().bound_launch(grid, params)
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: Recording(cfg, lambda *_: None))
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    monkeypatch.setattr(launch_plan, "_get", PlanCache(launch_plan._build).get)
+    a, b, c = _triple()
+    launch_plan.gemm(a, b, c, stream=1)
+    assert asked == [True]

@@ -232,6 +232,25 @@ class Kernel:
         )
         self._smem_limit = smem
 
+    def _launch_config(self, drv: Any, dev: int, programmatic: bool) -> Any:
+        """A CUlaunchConfig of this kernel: its cluster (if any) and, with `programmatic`, programmatic stream
+        serialization."""
+        if self.entry.launch.is_cluster_launch:
+            config = self._cluster_config(drv, dev)
+            attrs = list(config.attrs)
+        else:
+            config, attrs = drv.CUlaunchConfig(), []
+            config.blockDimX, config.blockDimY, config.blockDimZ = self.block
+            config.sharedMemBytes = self.dynamic_smem
+        if programmatic:
+            pdl = drv.CUlaunchAttribute()
+            pdl.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+            pdl.value.programmaticStreamSerializationAllowed = 1
+            attrs.append(pdl)
+        config.attrs = attrs
+        config.numAttrs = len(attrs)
+        return config
+
     def _cluster_config(self, drv: Any, dev: int) -> Any:
         supported = int(
             driver.check(
@@ -467,17 +486,20 @@ class Kernel:
             getattr(err, "name", ""),
         )
 
-    def bound_launch(self, grid: Any, params: ParamBuffer) -> Callable[[int], None]:
+    def bound_launch(self, grid: Any, params: ParamBuffer, *, programmatic: bool = False) -> Callable[[int], None]:
         """A launcher of this kernel with a fixed grid and parameter block, called with a raw stream handle.
 
         Everything but the stream is set up once (a cluster kernel gets its own CUlaunchConfig), so a caller
         that re-launches one configuration (a GEMM launch plan) pays for the driver call only. The block's
         bytes are read at each call (the caller may rewrite them between calls); unchecked, one thread.
+        `programmatic`: launch with programmatic stream serialization (PDL), so that the grid may start while
+        the previous kernel of the stream finishes; only for a kernel that runs `griddepcontrol.wait` before
+        its first global memory access (cute_ir.hopper.grid_dependency_wait).
         """
         self.load()
         grid3 = _grid3(grid)
         drv, f, block, smem, kp = self._drv, self._f, self.block, self.dynamic_smem, params.kernel_params
-        if self._config is None:
+        if self._config is None and not programmatic:
             cu = self._launch_fn
             gx, gy, gz = grid3
             bx, by, bz = block
@@ -491,12 +513,13 @@ class Kernel:
         cx, cy, cz = self.cluster
         if grid3[0] % cx or grid3[1] % cy or grid3[2] % cz:
             raise ValueError(f"kernel {self.name!r}: grid {grid3} is not a multiple of its cluster {self.cluster}")
-        config = self._cluster_config(drv, self.device)
+        config = self._launch_config(drv, self.device, programmatic)
         config.gridDimX, config.gridDimY, config.gridDimZ = grid3
         last = [None]
         launch_ex, cu_stream = drv.cuLaunchKernelEx, drv.CUstream
+        attrs = list(config.attrs)
 
-        def launch_cluster(stream: int) -> None:
+        def launch_cluster(stream: int, _keep: list = attrs) -> None:  # (_keep: the attributes live as long)
             if stream != last[0]:
                 config.hStream = cu_stream(stream)
                 last[0] = stream

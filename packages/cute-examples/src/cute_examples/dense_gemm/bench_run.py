@@ -69,18 +69,22 @@ def geomean(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def checked_launch(kernel: Any, grid: Any, args: tuple, c: Any, ref: Any, keep: Any = None) -> tuple[Any, float]:
-    """(a no-argument launch of `kernel` on grid with args, the normwise relative error against `ref` of what its
-    first launch wrote into c (NaN-filled before; inf when not finite)); `keep` stays alive with the launcher."""
+def checked_launch(kernel: Any, grid: Any, args: tuple, c: Any, ref: Any, keep: Any = None,
+                   programmatic: bool = True) -> tuple[Any, float]:
+    """(a no-argument launch of `kernel` on grid with args on torch's current stream, the normwise relative error
+    against `ref` of what its first launch wrote into c (NaN-filled before; inf when not finite)); `keep` stays
+    alive with the launcher. Launched as gemm()'s plans launch (packed once; `programmatic`: PDL, as gemm())."""
     import torch
 
     c.fill_(float("nan"))
-    kernel.launch(grid, *args)
+    params = kernel.prepare(*args)
+    on = kernel.bound_launch(grid, params, programmatic=programmatic)
+    on(torch.cuda.current_stream().cuda_stream)
     torch.cuda.synchronize()
     err = float((c.float() - ref.float()).norm() / ref.float().norm())
 
-    def launch(keep: Any = keep) -> None:
-        kernel.launch(grid, *args)
+    def launch(keep: Any = keep, params: Any = params) -> None:
+        on(torch.cuda.current_stream().cuda_stream)
 
     return launch, err if math.isfinite(err) else float("inf")
 

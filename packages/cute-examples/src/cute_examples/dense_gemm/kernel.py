@@ -365,6 +365,12 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
         H.cluster_wait()
     else:
         k.barrier()
+    # programmatic dependent launch (`launch_plan`): the prologue above touches only shared memory and the
+    # parameters, so it may overlap the stream's previous kernel; every global access below (TMA loads, bias and
+    # scale loads, stores, the split workspace) waits for that kernel to complete (a no-op without the
+    # dependency); then the stream's next kernel may launch, and waits likewise
+    H.grid_dependency_wait()
+    H.launch_dependents()
 
     if split is None:
         sched = PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log)

@@ -307,7 +307,9 @@ class GemmPlan:
             grid = self.schedule.grid
             split = (0, 0, self.schedule.splits)  # workspace and flag addresses: set per stream at the call
         self.params = kernel.prepare(*maps, p.m, p.n, p.k, p.l, raster_n, swz, *fused, *split)
-        self.launch = kernel.bound_launch(grid, self.params)
+        # programmatic stream serialization: every GEMM kernel waits for its stream's previous kernel before its
+        # first global access (`kernel._emit`), so its launch and prologue may overlap that kernel's tail
+        self.launch = kernel.bound_launch(grid, self.params, programmatic=True)
         self.kernel, self.grid = kernel, grid
         drv = driver.init()
         slots = [o for prm, o in zip(kernel.layout.params, kernel.layout.offsets, strict=True) if prm.kind == "tma"]

@@ -7,6 +7,10 @@ Each function emits `nvvm` ops at the caller's insertion point.
 - `fence_proxy_async_shared()`: `fence.proxy.async.shared::cta`, needed by every thread that wrote
   shared memory with ordinary stores (st.shared, stmatrix) before a barrier after which TMA or
   WGMMA (the async proxy) reads that memory.
+- Programmatic dependent launch: `grid_dependency_wait()` (`griddepcontrol.wait`: until the grids this one
+  depends on have completed and their memory is visible; a no-op for a launch without that dependency) and
+  `launch_dependents()` (`griddepcontrol.launch_dependents`: once every CTA ran it, a grid launched after this
+  one with programmatic stream serialization may start).
 - Cluster barriers: `cluster_arrive(relaxed=...)` / `cluster_wait()` (`barrier.cluster.*.aligned`),
   and `cluster_sync()`; `fence_mbarrier_init()` (`fence.mbarrier_init.release.cluster`) makes
   mbarrier initialisation visible to the other CTAs of the cluster before a cluster barrier.
@@ -50,8 +54,10 @@ __all__ = [
     "elect_one",
     "fence_mbarrier_init",
     "fence_proxy_async_shared",
+    "grid_dependency_wait",
     "grid_dim",
     "lane_idx",
+    "launch_dependents",
     "named_barrier_arrive",
     "named_barrier_sync",
     "num_clusters",
@@ -92,6 +98,16 @@ def fence_proxy_async_shared() -> None:
 def fence_mbarrier_init() -> None:
     """`fence.mbarrier_init.release.cluster`: publish mbarrier.init to the cluster."""
     nvvm.fence_mbarrier_init()
+
+
+def grid_dependency_wait() -> None:
+    """`griddepcontrol.wait`: wait until the prerequisite grids completed and their memory is visible."""
+    nvvm.griddepcontrol(nvvm.GridDepActionKind.wait)
+
+
+def launch_dependents() -> None:
+    """`griddepcontrol.launch_dependents`: allow a programmatically dependent grid to launch (per CTA)."""
+    nvvm.griddepcontrol(nvvm.GridDepActionKind.launch_dependents)
 
 
 def cluster_arrive(relaxed: bool = False) -> None:
