@@ -234,24 +234,25 @@ class Kernel:
 
     def _launch_config(self, drv: Any, dev: int, programmatic: bool) -> Any:
         """A CUlaunchConfig of this kernel: its cluster (if any) and, with `programmatic`, programmatic stream
-        serialization."""
+        serialization (the attributes are built here, once: a config's attribute list is not read back)."""
         if self.entry.launch.is_cluster_launch:
-            config = self._cluster_config(drv, dev)
-            attrs = list(config.attrs)
-        else:
-            config, attrs = drv.CUlaunchConfig(), []
-            config.blockDimX, config.blockDimY, config.blockDimZ = self.block
-            config.sharedMemBytes = self.dynamic_smem
-        if programmatic:
-            pdl = drv.CUlaunchAttribute()
-            pdl.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
-            pdl.value.programmaticStreamSerializationAllowed = 1
-            attrs.append(pdl)
-        config.attrs = attrs
+            return self._cluster_config(drv, dev, programmatic)
+        config = drv.CUlaunchConfig()
+        config.blockDimX, config.blockDimY, config.blockDimZ = self.block
+        config.sharedMemBytes = self.dynamic_smem
+        attrs = [self._pdl_attribute(drv)] if programmatic else []
+        config.attrs = attrs  # (copied into the config)
         config.numAttrs = len(attrs)
         return config
 
-    def _cluster_config(self, drv: Any, dev: int) -> Any:
+    @staticmethod
+    def _pdl_attribute(drv: Any) -> Any:
+        pdl = drv.CUlaunchAttribute()
+        pdl.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+        pdl.value.programmaticStreamSerializationAllowed = 1
+        return pdl
+
+    def _cluster_config(self, drv: Any, dev: int, programmatic: bool = False) -> Any:
         supported = int(
             driver.check(
                 drv.cuDeviceGetAttribute(
@@ -279,9 +280,10 @@ class Kernel:
         attr = drv.CUlaunchAttribute()
         attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
         attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = self.cluster
+        attrs = [attr, self._pdl_attribute(drv)] if programmatic else [attr]
         config = drv.CUlaunchConfig()
-        config.attrs = [attr]
-        config.numAttrs = 1
+        config.attrs = attrs
+        config.numAttrs = len(attrs)
         config.blockDimX, config.blockDimY, config.blockDimZ = self.block
         config.sharedMemBytes = self.dynamic_smem
         self._cluster_attr = attr
@@ -517,9 +519,8 @@ class Kernel:
         config.gridDimX, config.gridDimY, config.gridDimZ = grid3
         last = [None]
         launch_ex, cu_stream = drv.cuLaunchKernelEx, drv.CUstream
-        attrs = list(config.attrs)
 
-        def launch_cluster(stream: int, _keep: list = attrs) -> None:  # (_keep: the attributes live as long)
+        def launch_cluster(stream: int) -> None:
             if stream != last[0]:
                 config.hStream = cu_stream(stream)
                 last[0] = stream
