@@ -70,13 +70,17 @@ def geomean(xs: list[float]) -> float:
 
 
 def checked_launch(kernel: Any, grid: Any, args: tuple, c: Any, ref: Any, keep: Any = None,
-                   programmatic: bool = True) -> tuple[Any, float]:
+                   programmatic: bool | None = None) -> tuple[Any, float]:
     """(a no-argument launch of `kernel` on grid with args on torch's current stream, the normwise relative error
     against `ref` of what its first launch wrote into c (NaN-filled before; inf when not finite)); `keep` stays
-    alive with the launcher. Launched as gemm()'s plans launch (packed once; `programmatic`: PDL, as gemm())."""
+    alive with the launcher. Launched as gemm()'s plans launch (packed once; `programmatic`: PDL, by default as
+    gemm(): `config.gemm_pdl`)."""
     import torch
 
+    from ..config import gemm_pdl
+
     c.fill_(float("nan"))
+    programmatic = gemm_pdl() if programmatic is None else programmatic
     params = kernel.prepare(*args)
     on = kernel.bound_launch(grid, params, programmatic=programmatic)
     on(torch.cuda.current_stream().cuda_stream)

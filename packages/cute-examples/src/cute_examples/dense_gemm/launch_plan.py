@@ -44,6 +44,7 @@ from typing import Any
 from cute_nvarch.numeric import numeric_type
 from cute_runtime.stream import current_stream, stream_handle
 
+from ..config import gemm_pdl
 from ..tracing import compiling as _compiling
 from ..tracing import traced_gemm as _traced_gemm
 from .activation import check_activation
@@ -309,7 +310,7 @@ class GemmPlan:
         self.params = kernel.prepare(*maps, p.m, p.n, p.k, p.l, raster_n, swz, *fused, *split)
         # programmatic stream serialization: every GEMM kernel waits for its stream's previous kernel before its
         # first global access (`kernel._emit`), so its launch and prologue may overlap that kernel's tail
-        self.launch = kernel.bound_launch(grid, self.params, programmatic=True)
+        self.launch = kernel.bound_launch(grid, self.params, programmatic=gemm_pdl())
         self.kernel, self.grid = kernel, grid
         drv = driver.init()
         slots = [o for prm, o in zip(kernel.layout.params, kernel.layout.offsets, strict=True) if prm.kind == "tma"]
