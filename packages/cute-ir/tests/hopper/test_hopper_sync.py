@@ -15,6 +15,8 @@ def test_sync_builders_ptx(compile_kernel, ptx_lines):
         H.cluster_arrive(relaxed=True)
         H.cluster_wait()
         H.cluster_sync()
+        H.grid_dependency_wait()
+        H.launch_dependents()
         e = H.elect_one()
         r = H.cluster_cta_rank()
         w = H.warp_idx(uniform=True)
@@ -36,6 +38,8 @@ def test_sync_builders_ptx(compile_kernel, ptx_lines):
         "barrier.cluster.arrive.relaxed.aligned;",
         "barrier.cluster.wait.aligned;",
         "barrier.cluster.arrive.aligned;",
+        "griddepcontrol.wait;",
+        "griddepcontrol.launch_dependents;",
     ):
         assert want in lines, want
     assert any(
