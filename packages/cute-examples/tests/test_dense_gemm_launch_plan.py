@@ -23,6 +23,28 @@ def _triple(**change):
     out = FakeCuda((256, 64), address=1 << 26, device=change.get("device", 0))
     return a, b, out
 
+def _fake_plans(monkeypatch, tmp_path, make_kernel, driver):
+    """A fresh plan cache for gemm() on stand-ins: a 132-SM sm_90 device, `driver` as the driver module,
+    `make_kernel(cfg)` as kernel_of, placeholder descriptors, no tune cache."""
+    from types import SimpleNamespace
+
+    import cute_runtime
+    from cute_examples.dense_gemm import kernel as gemm_kernel
+    from cute_examples.dense_gemm import tune_cache
+    from cute_runtime import TensorMap
+
+    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
+    monkeypatch.setattr(tune_cache, "_once", {})
+    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
+    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
+    monkeypatch.setattr(cute_runtime.driver, "init", lambda: driver)
+    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: make_kernel(cfg))
+    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    cache = PlanCache(launch_plan._build)
+    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    return cache
+
+
 
 def test_rotated_buffers_share_a_plan_and_every_key_field_makes_a_new_one():
     built = []
@@ -181,12 +203,6 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
     """GemmPlan on fakes (device, kernel, driver): built once, then per call only address updates and a launch."""
     import ctypes
     import struct
-    from types import SimpleNamespace
-
-    import cute_runtime
-    from cute_examples.dense_gemm import kernel as gemm_kernel
-    from cute_examples.dense_gemm import tune_cache
-    from cute_runtime import TensorMap
 
     launches, replaced = [], []
 
@@ -201,16 +217,8 @@ def test_a_plan_hit_re_points_the_descriptors_in_its_parameter_block(monkeypatch
             ctypes.memmove(tm.ptr, struct.pack("<Q", address), 8)
             return (0,)
 
-    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
-    monkeypatch.setattr(tune_cache, "_once", {})
-    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
-    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: FakeDriver)
-    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: GemmKernel(
-        cfg, lambda grid, stream, block: launches.append((grid, stream, block))))
-    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
-    cache = PlanCache(launch_plan._build)
-    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    cache = _fake_plans(monkeypatch, tmp_path, lambda cfg: GemmKernel(
+        cfg, lambda grid, stream, block: launches.append((grid, stream, block))), FakeDriver)
     a, b, c = _triple()
     assert launch_plan.gemm(a, b, c, stream=7) is c
     (plan,) = cache.table().values()
@@ -234,24 +242,9 @@ def test_the_persistent_grid_holds_the_clusters_that_fit(monkeypatch, tmp_path, 
     """The plan's persistent grid asks for the clusters the device runs at once (Kernel.max_active_clusters: 30
     2x2 clusters on a 132-SM H200, where 33 left three waiting for a whole share of the work); a kernel without a
     cluster fills every SM."""
-    from types import SimpleNamespace
+    from gemm_fakes import Driver
 
-    import cute_runtime
-    from cute_examples.dense_gemm import kernel as gemm_kernel
-    from cute_examples.dense_gemm import tune_cache
-    from cute_runtime import TensorMap
-    from gemm_fakes import Driver, GemmKernel
-
-    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
-    monkeypatch.setattr(tune_cache, "_once", {})
-    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
-    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
-    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: GemmKernel(
-        cfg, lambda grid, stream, block: None, active))
-    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
-    cache = PlanCache(launch_plan._build)
-    monkeypatch.setattr(launch_plan, "_get", cache.get)
+    cache = _fake_plans(monkeypatch, tmp_path, lambda cfg: GemmKernel(cfg, lambda *_: None, active), Driver)
     a = FakeCuda((4096, 4096))
     b, c = FakeCuda((4096, 4096), address=1 << 28), FakeCuda((4096, 4096), address=1 << 30)
     launch_plan.gemm(a, b, c, tile_shape_mnk=(128, 128, 64), cluster_shape_mn=cluster, stream=1)
@@ -286,12 +279,6 @@ def test_the_chain_gpu_case_is_in_the_bundle_catalogue():
 def test_plans_launch_programmatically(monkeypatch, tmp_path):
     """gemm()'s plans ask for programmatic stream serialization (PDL; safe because of the kernels' grid
     dependency wait, test_dense_gemm_pdl.py)."""
-    from types import SimpleNamespace
-
-    import cute_runtime
-    from cute_examples.dense_gemm import kernel as gemm_kernel
-    from cute_examples.dense_gemm import tune_cache
-    from cute_runtime import TensorMap
     from gemm_fakes import Driver
 
     asked = []
@@ -301,14 +288,7 @@ def test_plans_launch_programmatically(monkeypatch, tmp_path):
             asked.append(programmatic)
             return super().bound_launch(grid, params)
 
-    monkeypatch.setenv("CUTE_TUNE_CACHE", str(tmp_path / "none.json"))
-    monkeypatch.setattr(tune_cache, "_once", {})
-    props = SimpleNamespace(compute_capability=(9, 0), sm_count=132, name="Fake H100")
-    monkeypatch.setattr(cute_runtime, "device_properties", lambda device: props)
-    monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
-    monkeypatch.setattr(gemm_kernel, "kernel_of", lambda cfg, cc, device=None: Recording(cfg, lambda *_: None))
-    monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
-    monkeypatch.setattr(launch_plan, "_get", PlanCache(launch_plan._build).get)
+    _fake_plans(monkeypatch, tmp_path, lambda cfg: Recording(cfg, lambda *_: None), Driver)
     a, b, c = _triple()
     launch_plan.gemm(a, b, c, stream=1)
     assert asked == [True]
