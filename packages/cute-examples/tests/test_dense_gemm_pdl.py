@@ -32,6 +32,8 @@ GLOBAL = re.compile(r"^\s*(@%p\d+\s+)?(cp\.async\.bulk|ld\.global|st\.global|ato
 def test_every_global_access_follows_the_grid_dependency_wait(form):
     ptx = compile_gemm(FORMS[form]).ptx
     wait = ptx.find("griddepcontrol.wait")
-    assert wait >= 0 and "griddepcontrol.launch_dependents" not in ptx  # the next grid launches as CTAs exit
     first = GLOBAL.search(ptx)
-    assert first is not None and first.start() > wait, first
+    assert wait >= 0 and first is not None and first.start() > wait, first
+    # the trigger is the consumers' (after their setmaxnreg), once per CTA's last unit: never in the prologue
+    trigger = ptx.find("griddepcontrol.launch_dependents")
+    assert trigger > ptx.find("setmaxnreg.inc") > wait
