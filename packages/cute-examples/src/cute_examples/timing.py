@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-__all__ = ["GRAPH_BELOW_US", "capture_graph", "graph_ms", "host_us_per_call", "interleaved_graph_ms",
-           "interleaved_median_ms", "median_ms"]
+__all__ = ["GRAPH_BELOW_US", "capture_graph", "host_us_per_call", "interleaved_graph_ms", "interleaved_median_ms",
+           "median_ms"]
 
 GRAPH_BELOW_US = 50.0  # benchmark rows whose kernels run shorter are also timed inside CUDA graphs
 
@@ -81,11 +81,6 @@ def capture_graph(fn: Callable[[], object], calls: int) -> Callable[[], object]:
         for _ in range(calls):
             fn()
     return g.replay
-
-
-def graph_ms(fn: Callable[[], object], *, calls: int = 20, iterations: int = 20) -> float:
-    """ms per call of fn replayed from a CUDA graph of `calls` calls (median of `iterations` replays)."""
-    return median_ms(capture_graph(fn, calls), warmup=3, iterations=iterations) / calls
 
 
 def interleaved_graph_ms(fns: Sequence[Callable[[], object]], *, calls: int = 20, iterations: int = 20,
