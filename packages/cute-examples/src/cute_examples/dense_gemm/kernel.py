@@ -696,7 +696,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
     epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
 
-    def last_loads_done(u: Int, step: int = 1) -> None:
+    def allow_next_grid(u: Int, step: int = 1) -> None:
         # the CTA's last unit has its accumulators: the stream's next kernel may launch (programmatic dependent
         # launch; it waits for this grid before its own global accesses), overlapping this epilogue
         if_(u + step >= sched.num_units, H.launch_dependents)
@@ -704,7 +704,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     def unit_body(u: Int) -> None:
         wu = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
-        last_loads_done(u)
+        allow_next_grid(u)
         _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue)
 
     def split_unit_body(u: Int, count: Any) -> list:
@@ -715,7 +715,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         acc = fixup(plan, acc, wu, g, tid_in_wg, split, g + _EPI_BARRIER_BASE, sched.work)
         # after the fix-up (a trigger before it let the next kernel park CTAs through the partials' wait: split-K
         # decode rows of 96 CTAs 4-8% slower back to back)
-        last_loads_done(u)
+        allow_next_grid(u)
         # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
         if_(wu.part == wu.parts - 1, lambda: _epilogue(
             plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue
@@ -731,7 +731,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
             if_(u + 1 < sched.num_units, lambda: H.named_barrier_arrive((1 - g) + _ORDER_BARRIER_BASE, 256))
 
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_addr, b_addr, issued=issued)
-        last_loads_done(u, 2)
+        allow_next_grid(u, 2)
         # the tile's 64-row slabs one after the other; the buffer parity counts this warpgroup's own slabs
         accs = acc if cfg.atoms_m > 1 else [acc]
         for s, acc_s in enumerate(accs):
