@@ -1,4 +1,4 @@
-"""Which kernels torch.matmul (cuBLAS) and torch._scaled_mm (cuBLASLt) run on the model suite's shapes, and for how long.
+"""Which kernels torch.matmul (cuBLAS) and torch._scaled_mm (cuBLASLt) run on the model suite's shapes, and how long.
 
     python3 scripts/cublas_kernels.py [--dtype bfloat16] [--fp8] [--min-m 1]
 
@@ -37,7 +37,6 @@ def _kernels(fn, repeats: int = 5) -> list[tuple[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     """Print the peer's kernels per suite shape."""
     import torch
-
     from cute_examples.dense_gemm.bench_models import suite
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -62,10 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         b = w.transpose(-1, -2)
         if args.fp8:
             one = torch.ones((), device="cuda")
-            fn = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16)  # noqa: E731
+            rows = _kernels(lambda a=a, b=b, one=one: torch._scaled_mm(a, b, scale_a=one, scale_b=one,
+                                                                      out_dtype=torch.bfloat16))
         else:
-            fn = lambda: torch.matmul(a, b)  # noqa: E731
-        rows = _kernels(fn)
+            rows = _kernels(lambda a=a, b=b: torch.matmul(a, b))
         line = "; ".join(f"{name} {us:.2f}us" for name, us in rows)
         print(f"{s.m}x{s.n}x{s.k}x{s.l}: {line}", flush=True)
     return 0

@@ -29,14 +29,16 @@ def test_pick_is_close_to_the_fastest_measured_config():
         worst = min(worst or (r, ""), (r, f"{dtype} {m}x{n}x{k}: picked {pick}"))
     geo = math.exp(sum(map(math.log, regrets)) / len(regrets))
     assert len(regrets) >= 50
-    # fitted: 0.957 (the previous model: 0.920); a model change that loses this shows here
-    assert geo >= 0.95, (geo, worst)
+    # 0.979 on the sweep with tile N 192 (without that tile and the DRAM floor's headroom order: 0.927); a model
+    # change that loses this shows here
+    assert geo >= 0.97, (geo, worst)
     assert worst[0] >= 0.7, worst
 
 
 def test_clusters_pay_where_loads_bind_and_cost_where_compute_does():
     big = GemmShape(8192, 8192, 8192, ab_dtype="bfloat16", c_dtype="bfloat16")
-    assert rank_configs(big)[0] == ((128, 256), (1, 1))
+    # 21 rounds of 128x192 tiles (3/4 of a 128x256 tile's work each) beat 16 of 128x256 (measured: 2-3% faster)
+    assert rank_configs(big)[0] == ((128, 192), (1, 1))
     assert estimate_us(big, (128, 256), (2, 1)) > estimate_us(big, (128, 256), (1, 1))
     narrow = GemmShape(256, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
     assert estimate_us(narrow, (64, 128), (2, 1)) < estimate_us(narrow, (64, 128), (1, 1))
@@ -44,3 +46,12 @@ def test_clusters_pay_where_loads_bind_and_cost_where_compute_does():
     decode = GemmShape(1, 8192, 8192, ab_dtype="bfloat16", c_dtype="bfloat16")
     floor = 8193 * 8192 * 2 / 3.9e6
     assert all(estimate_us(decode, t, c) >= floor * 0.999 for t, c in rank_configs(decode))
+
+
+def test_dram_bound_configs_rank_by_their_headroom():
+    """Configs whose rounds fit under the DRAM floor tie there; the one with the shortest rounds goes first (measured
+    on an H200 at 128 x 8192 x 8192: 64x128 with a 2x1 cluster 38 us, without it 57 us; both modelled under the
+    floor)."""
+    shape = GemmShape(128, 8192, 8192, ab_dtype="float16", c_dtype="float16")
+    assert estimate_us(shape, (64, 128), (2, 1)) == estimate_us(shape, (64, 128), (1, 1))
+    assert rank_configs(shape)[0] == ((64, 128), (2, 1))

@@ -52,7 +52,7 @@ def test_config_names_spec_and_dtype_spellings():
             c.smem_bytes(c.num_stages) <= SMEM_CAPACITY < c.smem_bytes(c.num_stages + 1) or c.num_stages == 8
         )
     assert len({c.name for c in aot_configs()}) == len(aot_configs())
-    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 24
+    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 32
 
 
 def test_plan_matches_the_descriptor_and_tma_oracles():
@@ -108,7 +108,7 @@ def _c_coords(atom, t, v):
     return divmod(atom.layout_c_tv((t, v)), 64)[::-1]
 
 
-@pytest.mark.parametrize("tile_n", [64, 128, 256])
+@pytest.mark.parametrize("tile_n", [64, 128, 192, 256])
 @pytest.mark.parametrize("acc_dtype", ["float32", "float16"])
 def test_accumulator_fragment_positions(tile_n, acc_dtype):
     """The plan's wgmma atom (what the wgmma builders take) has PTX's accumulator fragment as its C layout:

@@ -46,6 +46,7 @@ __all__ = [
 # relative wgmma throughput of a CTA tile (tile_m, tile_n) in this kernel, 128x256 = 1 (fitted: module doc)
 TILE_EFFICIENCY = {
     (128, 256): 1.00,
+    (128, 192): 1.00,
     (128, 128): 0.87,
     (64, 256): 0.76,
     (128, 64): 0.64,
@@ -58,6 +59,7 @@ _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per 
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
 _FIXED_US = 1.0  # pipeline fill and scheduling per work unit
+SMALL_M = 64  # decode-like rows (k_choice's SMALL_M)
 _ROW_BYTES = 128  # one K tile's row of an operand (tile_k elements: 64 16-bit or 128 8-bit)
 
 
@@ -84,6 +86,11 @@ class GemmShape:
 
 def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int = 132) -> float:
     """Modelled run time in microseconds of `shape` with CTA tile (tile_m, tile_n) and cluster (cm, cn)."""
+    return max(_rounds_us(shape, tile, cluster, num_sms), _dram_us(shape))
+
+
+def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> float:
+    """The modelled time of the launch's rounds, before the DRAM floor."""
     if tile not in TILE_EFFICIENCY:
         raise ValueError(f"tile must be one of {tuple(TILE_EFFICIENCY)}, got {tile}")
     if num_sms < 1:
@@ -99,8 +106,7 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
     loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
-    t = rounds * (k_tiles * max(wgmma, loads) + epilogue + _FIXED_US)
-    return max(t, _dram_us(shape))
+    return rounds * (k_tiles * max(wgmma, loads) + epilogue + _FIXED_US)
 
 
 def io_bytes(m: int, n: int, k: int, l: int, ab_bytes: int, c_bytes: int) -> int:  # noqa: E741 - CuTe's name
@@ -131,7 +137,7 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
     shape = GemmShape(m, n, k, l, ab_dtype=ab_dtype, c_dtype=c_dtype)
     out = []
     for tile in TILE_EFFICIENCY:
-        if tile[1] == 256 and c_dtype == "float32":
+        if tile[1] > 128 and c_dtype == "float32":
             continue  # float32 C stays at N <= 128 (the configurations the GPU tests cover)
         if m <= 64 < tile[0]:
             continue  # a 128-row tile would compute 64 rows that do not exist (decode sweep: 10% slower)
@@ -142,8 +148,12 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
                 continue
             if cluster[1] > 1 and tiles_n < cluster[1]:
                 continue
-            t = estimate_us(shape, tile, cluster, num_sms)
-            out.append((round(t, 6), -tile[0] * tile[1], cluster != (1, 1), -cluster[0], tile, cluster))
+            t = _rounds_us(shape, tile, cluster, num_sms)
+            # DRAM-bound configs tie at the floor: past decode-like M the one whose rounds leave it the most headroom
+            # goes first (at M <= SMALL_M every config is DRAM-bound and the larger tile feeds k_choice's split-K)
+            floored = max(t, _dram_us(shape))
+            headroom = round(t, 6) if m > SMALL_M else 0.0
+            out.append((round(floored, 6), headroom, -tile[0] * tile[1], cluster != (1, 1), -cluster[0], tile, cluster))
     out.sort()
     return tuple((tile, cluster) for *_, tile, cluster in out)
 

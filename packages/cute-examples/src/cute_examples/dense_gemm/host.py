@@ -259,8 +259,8 @@ def choose_config(
     p = problem
     if tile_shape_mnk is None or cluster_shape_mn is None:
         ranked = rank_configs(p, num_sms)
-        if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages 128-byte rows: tile N >= 128
-            ranked = [(t, c) for t, c in ranked if t[1] >= 128]
+        if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages 128-byte rows: tile N a multiple of 128
+            ranked = [(t, c) for t, c in ranked if t[1] % 128 == 0]
         if tile_shape_mnk is not None:
             ranked = [(t, c) for t, c in ranked if t == tuple(tile_shape_mnk[:2])] or [
                 (tuple(tile_shape_mnk[:2]), (1, 1))
@@ -316,18 +316,24 @@ def choose_epilogue_config(
 ) -> GemmConfig:
     """`choose_config`'s pick with the fused epilogue's GemmConfig `fields` (activation, bias, has_input, has_alpha).
 
-    SwiGLU writes tile_n / 2 columns per tile, a whole number of C's epilogue chunks only from tile N = 2 epi_n
-    (128 for a 16-bit C): a narrower pick is re-chosen at that tile N; an input addend needs tile N <= 128
-    (`spec.MAX_INPUT_TILE_N`): a wider pick is re-chosen at 128 (a given tile that breaks either is a ValueError).
+    SwiGLU writes tile_n / 2 columns per tile, a whole number of C's epilogue chunks only where tile N is a multiple
+    of 2 epi_n (128 for a 16-bit C): another pick is re-chosen at the fastest modelled tile that is; an input addend
+    needs tile N <= 128 (`spec.MAX_INPUT_TILE_N`): a wider pick is re-chosen at 128 (a given tile that breaks either
+    is a ValueError).
     """
     from .spec import MAX_INPUT_TILE_N
 
     cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
     if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
         if tile_shape_mnk is not None:
-            raise ValueError(f"activation='swiglu' needs tile N >= {2 * cfg.epi_n} for a {cfg.c_dtype} C, "
-                             f"got tile_shape_mnk {tuple(tile_shape_mnk)}")
-        tile = (cfg.tile_m, 2 * cfg.epi_n, cfg.tile_k)
+            raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * cfg.epi_n} for a "
+                             f"{cfg.c_dtype} C, got tile_shape_mnk {tuple(tile_shape_mnk)}")
+        from .choice import rank_configs
+
+        # the fastest modelled tile whose half is a whole number of chunks (tile N 192's 96 columns are not)
+        given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
+        wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % cfg.epi_n == 0 and given in (None, c)]
+        tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * cfg.epi_n, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
     pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n > 64 * MAX_INPUT_TILE_N

@@ -110,7 +110,7 @@ DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32, Float8
 # the dtype of the bias and the input addend of an 8-bit C (torch._scaled_mm's bias dtype for an FP8 output)
 FP8_C_EPILOGUE_DTYPE = BFloat16.canonical
 TILE_M = (64, 128)
-TILE_N = (64, 128, 256)
+TILE_N = (64, 128, 192, 256)
 # tile_k is one 128-byte swizzle row of A and B: 64 16-bit or 128 8-bit elements
 TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
