@@ -1,4 +1,4 @@
-"""The GEMM's TMA boxes (cute-nvarch's plan, their one owner) against an oracle, for all 2,304 configs, no MLIR.
+"""The GEMM's TMA boxes (cute-nvarch's plan, their one owner) against an oracle, for all 3,456 configs, no MLIR.
 
 The oracle knows how TMA writes a box -- densely, the tensor map's dimension 0 fastest, at the box's
 shared-memory offset, swizzled by the address like every other access of the 1024-byte-aligned buffer --
@@ -49,7 +49,8 @@ def check_boxes(dtype: str, major: str, tile_mn: int, tile_k: int, box_dims: tup
     assert 1 <= outer <= 256 and 16 <= inner * ebytes <= 128, box_dims  # TMA limits, the swizzle span
     seen = [[0] * tile_k for _ in range(tile_mn)]
     for mn0, k0, offset, _ in boxes:
-        assert offset % 1024 == 0, f"box at ({mn0}, {k0}) starts at byte {offset}, off the swizzle pattern"
+        pattern = 8 * {0: 16, 1: 32, 2: 64, 3: 128}[want_swizzle]  # bytes of one 8-row swizzle pattern
+        assert offset % pattern == 0, f"box at ({mn0}, {k0}) starts at byte {offset}, off the swizzle pattern"
         base = offset // ebytes
         for e_out in range(outer):
             for e_in in range(inner):
@@ -74,12 +75,12 @@ def check_config(cfg) -> None:
         check_boxes(cfg.a_dtype, op.major, tile_mn, cfg.tile_k, op.box_dims, boxes, op.swizzle, parts)
     major = "k" if cfg.c_major == "n" else "mn"  # C's (M, N) seen as (MN, K)
     boxes = tuple((x.mn, x.k, x.smem_offset, 0) for x in c.boxes)
-    check_boxes(cfg.c_dtype, major, 64, cfg.epi_n, c.box_dims, boxes, c.swizzle, 1, GmmaLayoutType.B128)
+    check_boxes(cfg.c_dtype, major, 64, cfg.epi_n, c.box_dims, boxes, c.swizzle, 1, cfg.epi_layout_type)
 
 
 def test_every_config_is_planned_and_its_boxes_land_where_the_buffer_puts_them():
     configs = every_config()
-    assert len(configs) == 2304 and len({c.name for c in configs}) == 2304
+    assert len(configs) == 3456 and len({c.name for c in configs}) == 3456
     t0 = time.perf_counter()
     for cfg in configs:
         check_config(cfg)
@@ -88,17 +89,19 @@ def test_every_config_is_planned_and_its_boxes_land_where_the_buffer_puts_them()
 
 @pytest.mark.parametrize("name", [n for n, _ in FORMERLY_FAILING])
 def test_formerly_failing_classes_get_whole_boxes(name):
-    """Issue 9's classes: an MN-major operand's (64, 64) boxes are shared out whole among the two CTAs; an odd
-    number of them (tile 192: three) is cut along K into (64, 32) boxes, three per CTA."""
+    """Issue 9's classes: an MN-major operand's (atom, 64) boxes (atom: the swizzle span, 64 elements, or 32 for
+    tiles 96 and 160) are shared out whole among the two CTAs; an odd number of them (tile 192: three) is cut along
+    K into (atom, 32) boxes."""
     in_class = dict(FORMERLY_FAILING)[name]
     configs = [c for c in every_config() if in_class(c)]
     assert configs
     for cfg in configs:
         a, b, _ = tma_boxes(cfg)
         op, tile_mn = (a, cfg.tile_m) if name.startswith("A") else (b, cfg.tile_n)
-        whole = (tile_mn // 64) % 2 == 0
-        assert op.major == "mn" and op.multicast == 2 and op.box_dims == ((64, 64) if whole else (64, 32))
-        assert len(op.boxes) == tile_mn // 64 * (1 if whole else 2)  # 128 -> one box per CTA, 256 -> two
+        span = 64 if tile_mn % 64 == 0 else 32
+        whole = (tile_mn // span) % 2 == 0
+        assert op.major == "mn" and op.multicast == 2 and op.box_dims == ((span, 64) if whole else (span, 32))
+        assert len(op.boxes) == tile_mn // span * (1 if whole else 2)  # 128 -> one box per CTA, 256 -> two
         assert [x.slot for x in op.boxes] == sorted(x.slot for x in op.boxes)  # contiguous shares
 
 
@@ -108,7 +111,7 @@ def test_sample_is_seeded_distinct_and_holds_every_formerly_failing_class():
     for name, in_class in FORMERLY_FAILING:
         assert any(in_class(c) for c in s), name
     assert [c.name for c in sample_configs(30, seed=3)] != [c.name for c in s]
-    with pytest.raises(ValueError, match="count must be in 4..2304"):
+    with pytest.raises(ValueError, match="count must be in 4..3456"):
         sample_configs(3)
 
 

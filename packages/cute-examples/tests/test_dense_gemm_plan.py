@@ -27,7 +27,7 @@ from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
         (dict(b_major="m"), "b_major"),
         (dict(c_major="k"), "c_major"),
         (dict(tile_m=256), "tile_m"),
-        (dict(tile_n=96), "tile_n"),
+        (dict(tile_n=80), "tile_n"),
         (dict(tile_k=32), "tile_k"),
         (dict(cluster_m=4), "cluster shape"),
         (dict(stages=1), "stages"),
@@ -52,7 +52,7 @@ def test_config_names_spec_and_dtype_spellings():
             c.smem_bytes(c.num_stages) <= SMEM_CAPACITY < c.smem_bytes(c.num_stages + 1) or c.num_stages == 8
         )
     assert len({c.name for c in aot_configs()}) == len(aot_configs())
-    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 32
+    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 48
 
 
 def test_plan_matches_the_descriptor_and_tma_oracles():
@@ -108,7 +108,7 @@ def _c_coords(atom, t, v):
     return divmod(atom.layout_c_tv((t, v)), 64)[::-1]
 
 
-@pytest.mark.parametrize("tile_n", [64, 128, 192, 256])
+@pytest.mark.parametrize("tile_n", [64, 96, 128, 160, 192, 256])
 @pytest.mark.parametrize("acc_dtype", ["float32", "float16"])
 def test_accumulator_fragment_positions(tile_n, acc_dtype):
     """The plan's wgmma atom (what the wgmma builders take) has PTX's accumulator fragment as its C layout:

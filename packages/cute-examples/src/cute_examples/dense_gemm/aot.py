@@ -5,7 +5,7 @@ A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it h
     python -m cute_examples.dense_gemm.aot build/aot        # compiles every config, writes the bundle
 
 `dtype_major_configs()` is every A/B x accumulator x C dtype combination times every (A, B, C) major at the
-128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (M 64/128 x N 64/128/192/256) times
+128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (M 64/128 x N 64/96/128/160/192/256) times
 every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C (all with
 the default "fast" speed options); `variant_configs()` is the "base" variant of a few of those (the GPU
 tests compare the two); `bench_configs()` is every config the benchmark rows and `--tune` candidates of
@@ -81,7 +81,7 @@ def dtype_major_configs(tile: tuple[int, int] = (128, 128)) -> list[GemmConfig]:
 
 
 def tile_cluster_configs() -> list[GemmConfig]:
-    """Every tile (64/128 x 64/128/192/256 x 64) x every cluster shape; f16 in and out, f32 accumulation."""
+    """Every tile (64/128 x 64/96/128/160/192/256 x 64) x every cluster shape; f16 in and out, f32 accumulation."""
     return [
         GemmConfig(tile_m=tm, tile_n=tn, cluster_m=cm, cluster_n=cn)
         for tm in TILE_M

@@ -324,16 +324,16 @@ def choose_epilogue_config(
     from .spec import MAX_INPUT_TILE_N
 
     cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
-    if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
+    if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.row_epi_n:
         if tile_shape_mnk is not None:
-            raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * cfg.epi_n} for a "
+            raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * cfg.row_epi_n} for a "
                              f"{cfg.c_dtype} C, got tile_shape_mnk {tuple(tile_shape_mnk)}")
         from .choice import rank_configs
 
         # the fastest modelled tile whose half is a whole number of chunks (tile N 192's 96 columns are not)
         given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
-        wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % cfg.epi_n == 0 and given in (None, c)]
-        tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * cfg.epi_n, cfg.tile_k)
+        wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % cfg.row_epi_n == 0 and given in (None, c)]
+        tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * cfg.row_epi_n, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
     pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n > 64 * MAX_INPUT_TILE_N

@@ -13,9 +13,10 @@
   shared-memory offset and the issuing CTA (multicast rank) of each box (swizzles are applied
   identically by TMA and WGMMA on the 1024-byte-aligned buffer). The tests check every config's boxes
   against the buffer layout (coverage, placement, equal multicast shares);
-- the epilogue staging buffer (64 x epi_n of C, `epi_buffers` of them per consumer warpgroup, an SW128
-  GMMA layout of the C type whose contiguous mode is C's) and its TMA store boxes (the epilogue's
-  accumulator positions, `epilogue.py`, are tested against the atom's C layout);
+- the epilogue staging buffer (64 x epi_n of C, `epi_buffers` of them per consumer warpgroup, a GMMA
+  layout of the C type whose contiguous mode is C's, swizzled by `epi_layout_type`: 128 bytes, 64 for the
+  32-column chunks of tiles 96 and 160) and its TMA store boxes (the epilogue's accumulator positions,
+  `epilogue.py`, are tested against the atom's C layout);
 - the shared-memory plan (`GemmConfig.smem_plan`, cute-nvarch's allocator: barriers, A stages, B stages,
   staging buffers, each aligned to its swizzle pattern), checked against the target's capacity.
 """
@@ -27,7 +28,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cute_layout import ComposedLayout
-from cute_nvarch.gmma_desc import GmmaLayoutType
 from cute_nvarch.gmma_smem import make_gmma_smem_layout
 from cute_nvarch.mma_sm90 import make_wgmma_atom
 from cute_nvarch.numeric import numeric_type
@@ -187,7 +187,7 @@ def _epilogue(cfg: GemmConfig) -> EpiloguePlan:
     dtype = numeric_type(cfg.c_dtype)
     major = "k" if cfg.c_major == "n" else "mn"  # (M, N) seen as (MN, K): N contiguous is "K-major"
     layout = make_gmma_smem_layout(
-        dtype, "K" if major == "k" else "MN", 64, cfg.epi_n, layout_type=GmmaLayoutType.B128
+        dtype, "K" if major == "k" else "MN", 64, cfg.epi_n, layout_type=cfg.epi_layout_type
     )
     tma, boxes = _nvarch_boxes(layout, major, dtype, (1, 1, 1), None, "C")
     return EpiloguePlan(layout, cfg.c_bytes, tma, boxes)

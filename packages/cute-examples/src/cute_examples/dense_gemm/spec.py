@@ -110,7 +110,7 @@ DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32, Float8
 # the dtype of the bias and the input addend of an 8-bit C (torch._scaled_mm's bias dtype for an FP8 output)
 FP8_C_EPILOGUE_DTYPE = BFloat16.canonical
 TILE_M = (64, 128)
-TILE_N = (64, 128, 192, 256)
+TILE_N = (64, 96, 128, 160, 192, 256)
 # tile_k is one 128-byte swizzle row of A and B: 64 16-bit or 128 8-bit elements
 TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
@@ -309,11 +309,11 @@ class GemmConfig:
         if self.activation == "swiglu":
             if self.has_input:
                 raise ValueError("activation 'swiglu' takes no input (has_input must be False)")
-            if (self.tile_n // 2) % self.epi_n:
+            if (self.tile_n // 2) % self.row_epi_n:
                 raise ValueError(
                     f"activation 'swiglu' writes tile_n / 2 = {self.tile_n // 2} columns per tile, which must be a "
-                    f"multiple of the {self.epi_n}-column epilogue chunk of a {self.c_dtype} {self.c_major}-major C "
-                    f"(tile_n >= {2 * self.epi_n})"
+                    f"multiple of the {self.row_epi_n}-column epilogue chunk of a {self.c_dtype} {self.c_major}-major "
+                    f"C (tile_n a multiple of {2 * self.row_epi_n})"
                 )
 
     def _check_fp8_out(self) -> None:
@@ -323,9 +323,9 @@ class GemmConfig:
         if self.c_major != "n":
             raise ValueError(f"c_dtype {self.c_dtype} needs c_major 'n' (an N-major, row-major C, as "
                              f"torch._scaled_mm writes), got {self.c_major!r}")
-        if self.c_tile_n % self.epi_n:
+        if self.c_tile_n % self.row_epi_n:
             raise ValueError(f"c_dtype {self.c_dtype} stages 128-byte rows of C: the tile's {self.c_tile_n} columns "
-                             f"of C must be a multiple of {self.epi_n} (tile_n >= {self.epi_n}, SwiGLU 256)")
+                             f"of C must be a multiple of {self.row_epi_n} (tile_n >= {self.row_epi_n}, SwiGLU 256)")
 
     def _check_decomposition(self) -> None:
         if self.decomposition not in DECOMPOSITIONS:
@@ -499,9 +499,28 @@ class GemmConfig:
         return box_rows(m, self.tile_m, ops)
 
     @property
-    def epi_n(self) -> int:
-        """Columns of C each consumer warpgroup stages per epilogue step (one 128-byte swizzle row of C)."""
+    def row_epi_n(self) -> int:
+        """Columns of C in one 128-byte swizzle row (N-major) or the widest M-major chunk: the chunk SwiGLU's and an
+        8-bit C's epilogues need whole (64 of a 16-bit C)."""
         return 128 // self.c_bytes if self.c_major == "n" else (64 if self.c_bytes == 2 else 32)
+
+    @property
+    def epi_n(self) -> int:
+        """Columns of C each consumer warpgroup stages per epilogue step: an N-major C's widest swizzle row (128,
+        64 or 32 bytes) that divides the tile's columns, an M-major C's 64 (16-bit) or 32 (float32) columns, halved
+        until they divide them (tile N 96 and 160 stage 32-column chunks of a 16-bit C)."""
+        width = self.row_epi_n
+        while self.c_tile_n % width and width * self.c_bytes > 32:
+            width //= 2
+        return width
+
+    @property
+    def epi_layout_type(self) -> GmmaLayoutType:
+        """The staging buffer's swizzle: an N-major C's row of epi_n elements, an M-major C's 64 rows (128 bytes
+        of a 16-bit C, 256 of a float32 one: both the 128-byte swizzle)."""
+        if self.c_major == "m":
+            return GmmaLayoutType.B128
+        return {128: GmmaLayoutType.B128, 64: GmmaLayoutType.B64, 32: GmmaLayoutType.B32}[self.epi_n * self.c_bytes]
 
     @property
     def epi_bytes(self) -> int:
