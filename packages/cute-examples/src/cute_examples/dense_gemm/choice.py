@@ -63,7 +63,7 @@ _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per 
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
 _FIXED_US = 1.0  # pipeline fill and scheduling per work unit
-SMALL_M = 64  # decode-like rows (k_choice's SMALL_M)
+SMALL_M = 64  # decode-like rows: 64-row tiles only, larger-tile ties (k_choice: split-K only)
 _ROW_BYTES = 128  # one K tile's row of an operand (tile_k elements: 64 16-bit or 128 8-bit)
 
 
@@ -143,7 +143,7 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
     for tile in TILE_EFFICIENCY:
         if tile[1] > 128 and c_dtype == "float32":
             continue  # float32 C stays at N <= 128 (the configurations the GPU tests cover)
-        if m <= 64 < tile[0]:
+        if m <= SMALL_M < tile[0]:
             continue  # a 128-row tile would compute 64 rows that do not exist (decode sweep: 10% slower)
         for cluster in CLUSTER_CHOICES:
             tiles_m, tiles_n, _ = _scheduler(*tile, *cluster).problem_tiles(m, n, k)

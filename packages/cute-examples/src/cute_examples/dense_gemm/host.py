@@ -316,10 +316,10 @@ def choose_epilogue_config(
 ) -> GemmConfig:
     """`choose_config`'s pick with the fused epilogue's GemmConfig `fields` (activation, bias, has_input, has_alpha).
 
-    SwiGLU writes tile_n / 2 columns per tile, a whole number of C's epilogue chunks only where tile N is a multiple
-    of 2 epi_n (128 for a 16-bit C): another pick is re-chosen at the fastest modelled tile that is; an input addend
-    needs tile N <= 128 (`spec.MAX_INPUT_TILE_N`): a wider pick is re-chosen at 128 (a given tile that breaks either
-    is a ValueError).
+    SwiGLU writes tile_n / 2 columns per tile, a whole number of C's 128-byte epilogue rows only where tile N is a
+    multiple of 2 row_epi_n (128 for a 16-bit C): another pick is re-chosen at the fastest modelled tile that is;
+    an input addend needs tile N <= 128 (`spec.MAX_INPUT_TILE_N`): a wider pick is re-chosen at 128 (a given tile
+    that breaks either is a ValueError).
     """
     from .spec import MAX_INPUT_TILE_N
 

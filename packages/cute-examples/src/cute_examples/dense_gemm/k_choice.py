@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import Calibration, calibration
-from .choice import TILE_EFFICIENCY, io_bytes
+from .choice import SMALL_M, TILE_EFFICIENCY, io_bytes
 from .spec import GemmConfig
 
 __all__ = [
@@ -50,7 +50,6 @@ __all__ = [
 ]
 
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
-SMALL_M = 64  # rows up to this M: split-K only, on SMALL_M_TILES
 SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
 MAX_SPLITS = 16
 
