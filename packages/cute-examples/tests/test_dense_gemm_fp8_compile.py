@@ -64,7 +64,7 @@ def test_fp8_config_assembles_with_qgmma(cfg):
         ({"tile_k": 64}, "tile_k must be one of"),
         ({"mma_promotion_interval": 6}, "multiple of the 4 k-blocks"),
         ({"mma_promotion_interval": -4}, "mma_promotion_interval must be an int >= 0"),
-        ({"mma_promotion_interval": 4, "tile_n": 256}, "tile_n <= 128"),
+        ({"mma_promotion_interval": 4, "tile_n": 256}, "tile_n <= 192"),
     ],
 )
 def test_fp8_config_rules(fields, rule):

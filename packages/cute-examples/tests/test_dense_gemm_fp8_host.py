@@ -129,17 +129,19 @@ def test_allow_copy_makes_8_bit_operands_k_major():
 
 @pytest.mark.parametrize("c_dtype", ["bfloat16", "float8_e4m3fn"])
 def test_promotion_keeps_the_scales_where_it_narrows_the_tile(c_dtype):
-    # 8192^3's data-parallel pick is 128 x 256; promotion re-chooses it at tile N 128, which kept neither the
-    # device scales nor the epilogue (the plain kernel then ran without scale_a * scale_b)
+    # 4096^3's data-parallel pick is 128 x 256; promotion re-chooses it at a tile N it allows (192 at most; an 8-bit
+    # C: 128), which once kept neither the device scales nor the epilogue (the plain kernel then ran without
+    # scale_a * scale_b)
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_config
     from cute_examples.dense_gemm.spec import MAX_PROMOTION_TILE_N
 
-    shape = GemmShape(8192, 8192, 8192, 1, ab_dtype="float8_e4m3fn", c_dtype=c_dtype, a_major="k", b_major="k",
+    shape = GemmShape(4096, 4096, 4096, 1, ab_dtype="float8_e4m3fn", c_dtype=c_dtype, a_major="k", b_major="k",
                       c_major="n")
     fields = {"scale_a": "m", "scale_b": "tensor", "activation": "relu", "bias": "n"}
     plain, _ = plan_config(shape, (c_dtype, "float32", None, None, None, 0), fields, 132)
     assert plain.tile_n > MAX_PROMOTION_TILE_N  # the case: a pick wider than promotion allows
     cfg, _ = plan_config(shape, (c_dtype, "float32", None, None, None, 4), fields, 132)
-    assert cfg.tile_n == MAX_PROMOTION_TILE_N and cfg.mma_promotion_interval == 4
+    assert cfg.tile_n <= MAX_PROMOTION_TILE_N and cfg.mma_promotion_interval == 4
+    assert cfg.tile_n % 128 == 0 if c_dtype == "float8_e4m3fn" else cfg.tile_n > 128
     assert {f: getattr(cfg, f) for f in fields} == fields and cfg.scaled

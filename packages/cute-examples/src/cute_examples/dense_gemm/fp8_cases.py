@@ -24,7 +24,7 @@ ACCURACY_CONFIGS = tuple(
 
 
 def fp8_configs() -> list[GemmConfig]:
-    """Every (A, B) 8-bit pair, every C dtype, the three tile N widths, clusters, both C majors, the "base" variant,
+    """Every (A, B) 8-bit pair, every C dtype, tile N widths 64 to 256, clusters, both C majors, the "base" variant,
     two-level accumulation (promotion every one and every two K-tiles, with one and two consumer warpgroups)."""
     return [
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16"),
@@ -40,6 +40,9 @@ def fp8_configs() -> list[GemmConfig]:
                    acc_init="zero"),
         # one consumer warpgroup promoting every K-tile: two chains in flight (kernel._promoting_pairs)
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_m=64, tile_n=128, mma_promotion_interval=4),
+        # the widest promoting tiles (two 64 x 192 / 64 x 160 float32 accumulators per consumer warpgroup, 0 spills)
+        GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_n=192, mma_promotion_interval=4),
+        GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="float16", tile_n=160, mma_promotion_interval=4),
     ]
 
 

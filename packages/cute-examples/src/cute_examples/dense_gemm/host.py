@@ -289,15 +289,16 @@ def choose_config(
 
 
 def with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
-    """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the widest tile N
-    promotion allows (`spec.MAX_PROMOTION_TILE_N`, keeping cfg's epilogue and scales; a given tile that breaks it is
-    a ValueError)."""
+    """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the fastest modelled
+    tile and cluster whose tile N promotion allows (`spec.MAX_PROMOTION_TILE_N`; an 8-bit C: whole 128-byte rows),
+    keeping cfg's epilogue and scales; a given tile that breaks it is a ValueError."""
+    from .choice import rank_configs
     from .spec import EPILOGUE_FIELDS, MAX_PROMOTION_TILE_N
 
     if cfg.tile_n > MAX_PROMOTION_TILE_N and tile is None:
-        cluster = (cfg.cluster_m, cfg.cluster_n)
-        picked = choose_config(problem, acc, (cfg.tile_m, MAX_PROMOTION_TILE_N, cfg.tile_k), cluster, num_sms,
-                               cfg.variant or "fast")
+        (tm, tn), cluster = next((t, c) for t, c in rank_configs(problem, num_sms)
+                                 if t[1] <= MAX_PROMOTION_TILE_N and (cfg.c_bytes > 1 or t[1] % cfg.row_epi_n == 0))
+        picked = choose_config(problem, acc, (tm, tn, cfg.tile_k), cluster, num_sms, cfg.variant or "fast")
         cfg = dataclasses.replace(picked, **{f: getattr(cfg, f) for f in EPILOGUE_FIELDS})
     try:
         return dataclasses.replace(cfg, mma_promotion_interval=interval)
