@@ -55,3 +55,14 @@ def test_dram_bound_configs_rank_by_their_headroom():
     shape = GemmShape(128, 8192, 8192, ab_dtype="float16", c_dtype="float16")
     assert estimate_us(shape, (64, 128), (2, 1)) == estimate_us(shape, (64, 128), (1, 1))
     assert rank_configs(shape)[0] == ((64, 128), (2, 1))
+
+
+def test_two_accumulators_cost_the_wide_tiles():
+    """With two-level accumulation the 128x192 tile is 5% faster per FLOP than 128x128 (without it 15%): on an H200
+    FP8 4096^3 with promotion ran 115 us on 128x128 and 123 us on 128x192, 8192^3 911 and 854 us."""
+    shape = GemmShape(4096, 4096, 4096, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
+    promoting = [t for t, c in rank_configs(shape, promoting=True) if c == (1, 1) and t[1] <= 192]
+    assert promoting[0] == (128, 128)
+    big = GemmShape(8192, 8192, 8192, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
+    assert [t for t, c in rank_configs(big, promoting=True) if c == (1, 1) and t[1] <= 192][0] == (128, 192)
+    assert estimate_us(shape, (128, 192), (1, 1), promoting=True) > estimate_us(shape, (128, 192), (1, 1))

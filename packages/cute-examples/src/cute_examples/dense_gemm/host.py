@@ -289,16 +289,18 @@ def choose_config(
 
 
 def with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
-    """cfg with two-level accumulation every `interval` k-blocks; a wider pick is re-chosen at the fastest modelled
-    tile and cluster whose tile N promotion allows (`spec.MAX_PROMOTION_TILE_N`; an 8-bit C: whole 128-byte rows),
-    keeping cfg's epilogue and scales; a given tile that breaks it is a ValueError."""
+    """cfg with two-level accumulation every `interval` k-blocks; without a given tile, re-chosen at the fastest
+    modelled tile with two accumulators (`choice.PROMOTING_EFFICIENCY`) at cfg's cluster whose tile N promotion allows
+    (`spec.MAX_PROMOTION_TILE_N`; an 8-bit C: whole 128-byte rows), keeping cfg's epilogue and scales; a given tile
+    that breaks it is a ValueError."""
     from .choice import rank_configs
     from .spec import EPILOGUE_FIELDS, MAX_PROMOTION_TILE_N
 
-    if cfg.tile_n > MAX_PROMOTION_TILE_N and tile is None:
-        (tm, tn), cluster = next((t, c) for t, c in rank_configs(problem, num_sms)
-                                 if t[1] <= MAX_PROMOTION_TILE_N and (cfg.c_bytes > 1 or t[1] % cfg.row_epi_n == 0))
-        picked = choose_config(problem, acc, (tm, tn, cfg.tile_k), cluster, num_sms, cfg.variant or "fast")
+    cluster = (cfg.cluster_m, cfg.cluster_n)
+    allowed = [t for t, c in rank_configs(problem, num_sms, promoting=True) if c == cluster
+               and t[1] <= MAX_PROMOTION_TILE_N and (cfg.c_bytes > 1 or t[1] % cfg.row_epi_n == 0)]
+    if tile is None and allowed and allowed[0] != (cfg.tile_m, cfg.tile_n):
+        picked = choose_config(problem, acc, (*allowed[0], cfg.tile_k), cluster, num_sms, cfg.variant or "fast")
         cfg = dataclasses.replace(picked, **{f: getattr(cfg, f) for f in EPILOGUE_FIELDS})
     try:
         return dataclasses.replace(cfg, mma_promotion_interval=interval)
