@@ -49,7 +49,7 @@ def test_fp8_out_config_assembles(cfg):
     [
         ({"a_dtype": "float16", "b_dtype": "float16"}, "c_dtype float8_e4m3fn needs 8-bit inputs"),
         ({"c_major": "m"}, "c_dtype float8_e4m3fn needs c_major 'n'"),
-        ({"tile_n": 64}, "must be a multiple of 128"),
+        ({"tile_n": 96}, "must be a multiple of 64"),
         ({"tile_n": 128, "activation": "swiglu"}, "multiple of the 128-column epilogue chunk"),
     ],
 )

@@ -59,7 +59,7 @@ def scaled_configs() -> list[GemmConfig]:
 
 
 def fp8_out_configs() -> list[GemmConfig]:
-    """8-bit (E4M3) C: both 8-bit pairs, tile N 128 and 256 (cluster), tile M 64, the "base" variant (one C
+    """8-bit (E4M3) C: both 8-bit pairs, tile N 64, 128, 192 and 256 (cluster), tile M 64, the "base" variant (one C
     buffer), two-level accumulation, device scales (per tensor, rowwise), a bias with an activation, SwiGLU."""
     e4m3 = dict(a_dtype=E4M3, b_dtype=E4M3, c_dtype=E4M3)
     return [
@@ -72,6 +72,9 @@ def fp8_out_configs() -> list[GemmConfig]:
         GemmConfig(**e4m3, scale_a="m", scale_b="n"),
         GemmConfig(**e4m3, activation="relu", bias="n"),
         GemmConfig(**e4m3, tile_n=256, activation="swiglu"),
+        # 64-byte staging rows (a 64-byte swizzle): tile N 192 with promotion, tile N 64
+        GemmConfig(**e4m3, tile_n=192, mma_promotion_interval=4),
+        GemmConfig(**e4m3, tile_m=64, tile_n=64, scale_a="tensor", scale_b="tensor"),
     ]
 
 

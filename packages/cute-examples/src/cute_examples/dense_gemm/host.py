@@ -22,6 +22,7 @@ from .spec import (
     C_DTYPES,
     DTYPE_BYTES,
     FP8_C_DTYPES,
+    FP8_C_TILE_N_MULTIPLE,
     FP8_DTYPES,
     GemmConfig,
     box_rows,
@@ -259,8 +260,8 @@ def choose_config(
     p = problem
     if tile_shape_mnk is None or cluster_shape_mn is None:
         ranked = rank_configs(p, num_sms)
-        if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages 128-byte rows: tile N a multiple of 128
-            ranked = [(t, c) for t, c in ranked if t[1] % 128 == 0]
+        if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages whole 64-byte rows
+            ranked = [(t, c) for t, c in ranked if t[1] % FP8_C_TILE_N_MULTIPLE == 0]
         if tile_shape_mnk is not None:
             ranked = [(t, c) for t, c in ranked if t == tuple(tile_shape_mnk[:2])] or [
                 (tuple(tile_shape_mnk[:2]), (1, 1))
@@ -291,14 +292,14 @@ def choose_config(
 def with_promotion(problem: Any, cfg: Any, interval: int, acc: str, tile: Any, num_sms: int) -> Any:
     """cfg with two-level accumulation every `interval` k-blocks; without a given tile, re-chosen at the fastest
     modelled tile with two accumulators (`choice.PROMOTING_EFFICIENCY`) at cfg's cluster whose tile N promotion allows
-    (`spec.MAX_PROMOTION_TILE_N`; an 8-bit C: whole 128-byte rows), keeping cfg's epilogue and scales; a given tile
+    (`spec.MAX_PROMOTION_TILE_N`; an 8-bit C: whole 64-byte rows), keeping cfg's epilogue and scales; a given tile
     that breaks it is a ValueError."""
     from .choice import rank_configs
     from .spec import EPILOGUE_FIELDS, MAX_PROMOTION_TILE_N
 
     cluster = (cfg.cluster_m, cfg.cluster_n)
     allowed = [t for t, c in rank_configs(problem, num_sms, promoting=True) if c == cluster
-               and t[1] <= MAX_PROMOTION_TILE_N and (cfg.c_bytes > 1 or t[1] % cfg.row_epi_n == 0)]
+               and t[1] <= MAX_PROMOTION_TILE_N and (cfg.c_bytes > 1 or t[1] % FP8_C_TILE_N_MULTIPLE == 0)]
     if tile is None and allowed and allowed[0] != (cfg.tile_m, cfg.tile_n):
         picked = choose_config(problem, acc, (*allowed[0], cfg.tile_k), cluster, num_sms, cfg.variant or "fast")
         cfg = dataclasses.replace(picked, **{f: getattr(cfg, f) for f in EPILOGUE_FIELDS})

@@ -120,6 +120,8 @@ SMEM_CAPACITY = SM90A.smem_per_block
 # per column of B ("n"), torch._scaled_mm's per-tensor and rowwise scales
 SCALE_A_MODES = (None, "tensor", "m")
 SCALE_B_MODES = (None, "tensor", "n")
+# an 8-bit C's tile N is a whole number of 64-byte staging rows (the 64-byte swizzle; 128-byte rows where it allows)
+FP8_C_TILE_N_MULTIPLE = 64
 # the widest tile whose consumers hold two float32 accumulators (mma_promotion_interval) without spilling (192:
 # two 96-register halves of 64 x 192, 0 spills; 256 spills)
 MAX_PROMOTION_TILE_N = 192
@@ -324,9 +326,9 @@ class GemmConfig:
         if self.c_major != "n":
             raise ValueError(f"c_dtype {self.c_dtype} needs c_major 'n' (an N-major, row-major C, as "
                              f"torch._scaled_mm writes), got {self.c_major!r}")
-        if self.c_tile_n % self.row_epi_n:
-            raise ValueError(f"c_dtype {self.c_dtype} stages 128-byte rows of C: the tile's {self.c_tile_n} columns "
-                             f"of C must be a multiple of {self.row_epi_n} (tile_n >= {self.row_epi_n}, SwiGLU 256)")
+        if self.c_tile_n % FP8_C_TILE_N_MULTIPLE:
+            raise ValueError(f"c_dtype {self.c_dtype} stages 64- or 128-byte rows of C: the tile's {self.c_tile_n} "
+                             f"columns of C must be a multiple of {FP8_C_TILE_N_MULTIPLE} (SwiGLU: tile_n 256)")
 
     def _check_decomposition(self) -> None:
         if self.decomposition not in DECOMPOSITIONS:
