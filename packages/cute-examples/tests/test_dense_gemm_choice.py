@@ -4,6 +4,7 @@ import json
 import math
 import os
 
+import pytest
 from cute_examples.dense_gemm.choice import GemmShape, estimate_us, rank_configs
 
 SWEEP = os.path.join(os.path.dirname(__file__), "data", "tile_sweep_h200.json")
@@ -66,3 +67,19 @@ def test_two_accumulators_cost_the_wide_tiles():
     big = GemmShape(8192, 8192, 8192, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
     assert [t for t, c in rank_configs(big, promoting=True) if c == (1, 1) and t[1] <= 192][0] == (128, 192)
     assert estimate_us(shape, (128, 192), (1, 1), promoting=True) > estimate_us(shape, (128, 192), (1, 1))
+
+
+def test_a_cluster_costs_8bit_k_tiles():
+    """With 8-bit operands a cluster adds `CLUSTER_8BIT_K_TILE_US` per K tile (H200 FP8 sweep: at 64 x 4096 x 4096,
+    64x64 ran 6.6 us without a cluster and 8.3 us with a 1x2 one), so the E4M3 pick there runs without one while the
+    16-bit estimate of the same clusters is unchanged."""
+    from cute_examples.dense_gemm.choice import CLUSTER_8BIT_K_TILE_US, _rounds_us
+
+    fp8 = GemmShape(64, 4096, 4096, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
+    assert rank_configs(fp8)[0][1] == (1, 1)
+    k_tiles = 4096 // 64  # the model counts 64-element K tiles for every dtype (choice._rounds_us)
+    for cluster in ((1, 2), (2, 1)):
+        half = GemmShape(64, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
+        rounds = 1  # 64 tiles in 32 two-CTA clusters, 66 of which fit on 132 SMs
+        assert _rounds_us(fp8, (64, 64), cluster, 132) - _rounds_us(half, (64, 64), cluster, 132) == pytest.approx(
+            rounds * k_tiles * CLUSTER_8BIT_K_TILE_US)

@@ -8,6 +8,9 @@ and of B, 128 bytes each, at a per-SM load rate; a cluster's multicast divides B
 by cluster_n). Partial tiles cost as much as full ones; no launch beats the DRAM time of its operands and
 output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded byte): there a cluster's
 multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`).
+With 8-bit operands a cluster also costs each K tile `CLUSTER_8BIT_K_TILE_US` (measured on the H200 FP8 sweep,
+`data/fp8_sweep_h200.json`: without a cluster every tile ran a median 2-14% faster than with one, where 16-bit
+operands gain on L2-bound rows).
 
 The constants were fitted to `scripts/gemm_sweep.py` on an H200 (2026-11-25: 50 shapes x dtypes, every
 tile x cluster, timed in CUDA graphs; the rows are in the tests' `data/tile_sweep_h200.json`): the pick runs
@@ -34,6 +37,7 @@ from .spec import DTYPE_BYTES
 
 __all__ = [
     "CLUSTER_CHOICES",
+    "CLUSTER_8BIT_K_TILE_US",
     "CLUSTER_COST",
     "GemmShape",
     "TILE_EFFICIENCY",
@@ -41,6 +45,7 @@ __all__ = [
     "estimate_us",
     "io_bytes",
     "rank_configs",
+    "tile_efficiency",
 ]
 
 # relative wgmma throughput of a CTA tile (tile_m, tile_n) in this kernel, 128x256 = 1 (fitted: module doc)
@@ -63,6 +68,10 @@ TILE_EFFICIENCY = {
 PROMOTING_EFFICIENCY = {(128, 192): 0.91, (128, 160): 0.89}
 CLUSTER_CHOICES = ((1, 1), (2, 1), (1, 2))
 CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bound tile
+# what a cluster adds to each K tile of 8-bit operands (fitted to the FP8 sweep: 0.04-0.07 give the same picks;
+# the FP8 choice's measured geomean 0.945 / 0.946 without / with promotion, decode 0.928 / 0.955, rose to 0.956 /
+# 0.966 and 0.939 / 0.967 with it)
+CLUSTER_8BIT_K_TILE_US = 0.05
 _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per SM
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
@@ -92,6 +101,13 @@ class GemmShape:
                 raise ValueError(f"{f} must be an int >= 1, got {v!r}")
 
 
+def tile_efficiency(tile: tuple[int, int], promoting: bool = False) -> float:
+    """Relative wgmma throughput of CTA tile (tile_m, tile_n), with two-level accumulation where `promoting` (0.5 for
+    a tile the model does not rank, such as a ping-pong 64x192 that a caller asked for)."""
+    plain = TILE_EFFICIENCY.get(tile, 0.5)
+    return PROMOTING_EFFICIENCY.get(tile, plain) if promoting else plain
+
+
 def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int = 132,
                 promoting: bool = False) -> float:
     """Modelled run time in microseconds of `shape` with CTA tile (tile_m, tile_n) and cluster (cm, cn) (`promoting`:
@@ -109,16 +125,19 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     tm, tn = tile
     cm, cn = cluster
     sched = _scheduler(tm, tn, cm, cn)  # the kernel's schedule: its tiles, units and clusters
+    # K tiles of 64 elements for every dtype: an 8-bit operand's rounds count twice its 128-byte rows against the
+    # DRAM floor and the fixed costs, as the constants were fitted (counting 128-element tiles picked worse on the
+    # H200 FP8 sweeps: decode 0.916 against 0.939 of the fastest measured config)
     tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
     units = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
     rounds = -(-units // sched.max_clusters(num_sms))
-    eff = (PROMOTING_EFFICIENCY.get(tile, TILE_EFFICIENCY[tile]) if promoting else TILE_EFFICIENCY[tile]) * (
-        1 - CLUSTER_COST if cm * cn > 1 else 1)
+    eff = tile_efficiency(tile, promoting) * (1 - CLUSTER_COST if cm * cn > 1 else 1)
     wgmma = 2.0 * tm * tn * 64 / (_SM_PEAK_FLOP_PER_US * eff)
     loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
-    return rounds * (k_tiles * max(wgmma, loads) + epilogue + _FIXED_US)
+    sync = CLUSTER_8BIT_K_TILE_US if cm * cn > 1 and numeric_type(shape.ab_dtype).bytes == 1 else 0.0
+    return rounds * (k_tiles * (max(wgmma, loads) + sync) + epilogue + _FIXED_US)
 
 
 def io_bytes(m: int, n: int, k: int, l: int, ab_bytes: int, c_bytes: int) -> int:  # noqa: E741 - CuTe's name

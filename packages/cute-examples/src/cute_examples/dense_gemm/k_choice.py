@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import Calibration, calibration
-from .choice import SMALL_M, TILE_EFFICIENCY, io_bytes
+from .choice import SMALL_M, io_bytes, tile_efficiency
 from .spec import GemmConfig
 
 __all__ = [
@@ -64,7 +64,7 @@ class KChoice:
 
 
 def _k_tile_us(cal: Calibration, cfg: GemmConfig) -> float:
-    eff = TILE_EFFICIENCY.get((cfg.tile_m, cfg.tile_n), 0.5)
+    eff = tile_efficiency((cfg.tile_m, cfg.tile_n), cfg.mma_promotion_interval > 0)
     # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
     compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
     return max(compute, _load_us(cal, cfg))
