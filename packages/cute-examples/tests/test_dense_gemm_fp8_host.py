@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from cute_examples.dense_gemm import host
+from cute_examples.dense_gemm.fp8_cases import decomposed_calls
 from cute_examples.dense_gemm.launch_plan import _scaled_alpha
 from test_dense_gemm_host import _col, _row
 
@@ -145,3 +146,12 @@ def test_promotion_keeps_the_scales_where_it_narrows_the_tile(c_dtype):
     assert cfg.tile_n <= MAX_PROMOTION_TILE_N and cfg.mma_promotion_interval == 4
     assert cfg.tile_n % 128 == 0 or c_dtype != "float8_e4m3fn"
     assert {f: getattr(cfg, f) for f in fields} == fields and cfg.scaled
+
+
+@pytest.mark.parametrize("call", decomposed_calls(),
+                         ids=lambda c: f"{c.mnk[0]}x{c.mnk[1]}x{c.mnk[2]}-{c.c_dtype}-pi{c.promotion}")
+@pytest.mark.parametrize("sms", [132, 114])
+def test_the_decomposed_calls_split_k_on_h100_and_h200(call, sms):
+    """The FP8 split-K GPU test's calls are ones whose free choice shares K on an H200 (132 SMs) and an H100 (114): a
+    cost-model change that moves one to data-parallel fails here, before the GPU test does."""
+    assert call.configs([sms])[0].shares_k, call.configs([sms])[0].name
