@@ -76,10 +76,10 @@ def test_a_cluster_costs_8bit_k_tiles():
     from cute_examples.dense_gemm.choice import CLUSTER_8BIT_K_TILE_US, _rounds_us
 
     fp8 = GemmShape(64, 4096, 4096, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
+    half = GemmShape(64, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
     assert rank_configs(fp8)[0][1] == (1, 1)
     k_tiles = 4096 // 64  # the model counts 64-element K tiles for every dtype (choice._rounds_us)
+    rounds = 1  # 64 tiles in 32 two-CTA clusters, 66 of which fit on 132 SMs
     for cluster in ((1, 2), (2, 1)):
-        half = GemmShape(64, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
-        rounds = 1  # 64 tiles in 32 two-CTA clusters, 66 of which fit on 132 SMs
         assert _rounds_us(fp8, (64, 64), cluster, 132) - _rounds_us(half, (64, 64), cluster, 132) == pytest.approx(
             rounds * k_tiles * CLUSTER_8BIT_K_TILE_US)
