@@ -135,7 +135,7 @@ def decomposed_calls() -> list[GemmCall]:
     return [
         GemmCall((16, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="tensor",
                  scale_b="tensor", promotion=4),
-        GemmCall((1, 4096, 4096), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="m",
+        GemmCall((1, 4096, 8192), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="m",
                  scale_b="n"),
         GemmCall((128, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype=e4m3, scale_a="tensor",
                  scale_b="tensor", promotion=4),

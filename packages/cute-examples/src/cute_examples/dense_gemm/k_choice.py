@@ -4,7 +4,8 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 
 - one K tile of a CTA tile (tile_m x tile_n x tile_k) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
   operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone
-  (a cluster's multicast divides A's bytes by cluster_n and B's by cluster_m);
+  (A's rows that exist, `min(tile_m, M)`, as the kernel's A box holds; a cluster's multicast divides A's bytes
+  by cluster_n and B's by cluster_m);
 - data-parallel: `ceil(T / P)` rounds of `k_tiles * t_k + epilogue + fixed` (T cluster tiles, P clusters);
 - the parallel fix-up (`split_k`) moves float32 partial tiles between a CTA and L2 at `sm_fixup` bytes/us:
   a tile's final part waits for its slowest other part (which then stores one partial: one transfer) and
@@ -63,16 +64,17 @@ class KChoice:
     us: float
 
 
-def _k_tile_us(cal: Calibration, cfg: GemmConfig) -> float:
+def _k_tile_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
     eff = tile_efficiency((cfg.tile_m, cfg.tile_n), cfg.mma_promotion_interval > 0)
     # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
     compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
-    return max(compute, _load_us(cal, cfg))
+    return max(compute, _load_us(cal, cfg, m))
 
 
-def _load_us(cal: Calibration, cfg: GemmConfig) -> float:
-    """One K tile's operand bytes per SM (multicast shares A along cluster_n, B along cluster_m) at sm_load."""
-    bytes_ = (cfg.tile_m / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * cfg.tile_k * cfg.ab_bytes
+def _load_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
+    """One K tile's operand bytes per SM at sm_load: A's rows that exist (A's box holds `min(tile_m, M)`),
+    B's tile_n; multicast shares A along cluster_n, B along cluster_m."""
+    bytes_ = (min(cfg.tile_m, m) / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * cfg.tile_k * cfg.ab_bytes
     return bytes_ / cal.sm_load_bytes_per_us
 
 
@@ -106,7 +108,7 @@ def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: in
     tiles = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
     p = sched.max_clusters(num_sms)
     tm, tn = cfg.tile_m, cfg.tile_n
-    t_k = _k_tile_us(cal, cfg)
+    t_k = _k_tile_us(cal, cfg, shape.m)
     epi = tm * tn * cfg.c_bytes / cal.sm_store_bytes_per_us
     fix = tm * tn * 4 / cal.sm_fixup_bytes_per_us  # one partial tile between a CTA and L2
     fixed = cal.unit_fixed_us
@@ -135,7 +137,7 @@ def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 
     dram = _io_bytes(shape, cfg) + 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
     if dram / cal.hbm_bytes_per_us >= estimate_us(shape, cfg, num_sms, kind, splits, cal) * 0.999:
         return "DRAM"
-    return "SM loads" if _load_us(cal, cfg) >= _k_tile_us(cal, cfg) else "tensor cores"
+    return "SM loads" if _load_us(cal, cfg, shape.m) >= _k_tile_us(cal, cfg, shape.m) else "tensor cores"
 
 
 def _min_gain(shape: Any, cal: Calibration) -> float:
