@@ -83,3 +83,25 @@ def test_a_cluster_costs_8bit_k_tiles():
     for cluster in ((1, 2), (2, 1)):
         assert _rounds_us(fp8, (64, 64), cluster, 132) - _rounds_us(half, (64, 64), cluster, 132) == pytest.approx(
             rounds * k_tiles * CLUSTER_8BIT_K_TILE_US)
+
+
+def test_k_choice_prices_an_8bit_cluster_as_the_choice_does():
+    """k_choice (which compares the data-parallel pick with the shared-K configs) adds the choice's 8-bit cluster term
+    (`cluster_k_tile_us`) to each of its K tiles: an E4M3 launch and a bfloat16 one with the same bytes per K tile,
+    the same K tiles and the same FLOP count per tile in the model differ by exactly that term."""
+    from cute_examples.dense_gemm.choice import CLUSTER_8BIT_K_TILE_US, cluster_k_tile_us
+    from cute_examples.dense_gemm.k_choice import estimate_us
+    from cute_examples.dense_gemm.spec import GemmConfig
+
+    assert cluster_k_tile_us("float8_e4m3fn", (2, 1), 128) == pytest.approx(2 * CLUSTER_8BIT_K_TILE_US)
+    assert cluster_k_tile_us("float8_e4m3fn", (1, 1), 128) == 0.0
+    assert cluster_k_tile_us("bfloat16", (1, 2), 64) == 0.0
+    e4m3, bf16 = "float8_e4m3fn", "bfloat16"
+    fp8 = GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=bf16, a_major="k", b_major="k", tile_m=128, tile_n=128,
+                     cluster_m=2)
+    half = GemmConfig(a_dtype=bf16, b_dtype=bf16, c_dtype=bf16, tile_m=128, tile_n=128, cluster_m=2)
+    assert (fp8.tile_k, half.tile_k) == (128, 64)  # one 128-byte row per K tile each
+    k_tiles, rounds = 64, 1  # 4 x 32 tiles in 64 two-CTA clusters, 66 of which fit on 132 SMs
+    t8 = estimate_us(GemmShape(512, 4096, 128 * k_tiles), fp8, 132, "data_parallel")
+    t16 = estimate_us(GemmShape(512, 4096, 64 * k_tiles), half, 132, "data_parallel")
+    assert t8 - t16 == pytest.approx(rounds * k_tiles * 2 * CLUSTER_8BIT_K_TILE_US)

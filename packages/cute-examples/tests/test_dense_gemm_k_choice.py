@@ -221,11 +221,13 @@ def test_the_fp8_choice_runs_near_the_fastest_measured_config():
             assert (cfg.name, splits) in times, (m, n, k, cfg.name, splits)  # every pick was measured
             logs.append(math.log(min(times.values()) / times[(cfg.name, splits)]))
         assert len(logs) == 24
-        # measured: 0.967 without promotion, 0.985 with it (over all 36 rows, stale ones included: 0.956 / 0.966 with
+        # measured: 0.963 without promotion, 0.991 with it, with k_choice pricing an 8-bit cluster as the choice does
+        # (`choice.cluster_k_tile_us`; without: 0.967 / 0.985: 256 x 4096 x 14336 moves between a 64x128 c2x1 pick
+        # and split-K, either way 12% from the fastest) (over all 36 rows, stale ones included: 0.956 / 0.966 with
         # an 8-bit cluster's K-tile cost, `choice.CLUSTER_8BIT_K_TILE_US`; without it 0.945 / 0.947 with promotion up
         # to tile N 192, 0.939 with it capped at 128; 0.932 / 0.931 without tile N 96 and 160, 0.935 / 0.931 before
         # tile N 192 and the DRAM floor's headroom order)
-        assert math.exp(sum(logs) / len(logs)) >= 0.96, promotion
+        assert math.exp(sum(logs) / len(logs)) >= 0.955, promotion
 
 
 def test_the_decode_choice_runs_near_the_fastest_measured_config():

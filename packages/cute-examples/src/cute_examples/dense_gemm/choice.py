@@ -42,6 +42,7 @@ __all__ = [
     "GemmShape",
     "TILE_EFFICIENCY",
     "choose_tile_cluster",
+    "cluster_k_tile_us",
     "estimate_us",
     "io_bytes",
     "rank_configs",
@@ -136,8 +137,16 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
-    sync = CLUSTER_8BIT_K_TILE_US if cm * cn > 1 and numeric_type(shape.ab_dtype).bytes == 1 else 0.0
+    sync = cluster_k_tile_us(shape.ab_dtype, cluster, 64)
     return rounds * (k_tiles * (max(wgmma, loads) + sync) + epilogue + _FIXED_US)
+
+
+def cluster_k_tile_us(ab_dtype: str, cluster: tuple[int, int], tile_k: int) -> float:
+    """What a cluster adds to a K tile of `tile_k` elements: `CLUSTER_8BIT_K_TILE_US` per 64 elements of 8-bit
+    operands (the model's K tile), 0 for 16-bit operands or without a cluster."""
+    if cluster[0] * cluster[1] == 1 or numeric_type(ab_dtype).bytes != 1:
+        return 0.0
+    return CLUSTER_8BIT_K_TILE_US * tile_k / 64
 
 
 def io_bytes(m: int, n: int, k: int, l: int, ab_bytes: int, c_bytes: int) -> int:  # noqa: E741 - CuTe's name

@@ -5,7 +5,8 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 - one K tile of a CTA tile (tile_m x tile_n x tile_k) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
   operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone
   (A's rows that exist, `min(tile_m, M)`, as the kernel's A box holds; a cluster's multicast divides A's bytes
-  by cluster_n and B's by cluster_m);
+  by cluster_n and B's by cluster_m); with 8-bit operands a cluster adds `choice.cluster_k_tile_us` (the
+  data-parallel choice's own term, so a clustered pick is priced alike in both models);
 - data-parallel: `ceil(T / P)` rounds of `k_tiles * t_k + epilogue + fixed` (T cluster tiles, P clusters);
 - the parallel fix-up (`split_k`) moves float32 partial tiles between a CTA and L2 at `sm_fixup` bytes/us:
   a tile's final part waits for its slowest other part (which then stores one partial: one transfer) and
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import Calibration, calibration
-from .choice import SMALL_M, io_bytes, tile_efficiency
+from .choice import SMALL_M, cluster_k_tile_us, io_bytes, tile_efficiency
 from .spec import GemmConfig
 
 __all__ = [
@@ -68,7 +69,8 @@ def _k_tile_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
     eff = tile_efficiency((cfg.tile_m, cfg.tile_n), cfg.mma_promotion_interval > 0)
     # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
     compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
-    return max(compute, _load_us(cal, cfg, m))
+    sync = cluster_k_tile_us(cfg.a_dtype, (cfg.cluster_m, cfg.cluster_n), cfg.tile_k)  # as choice prices it
+    return max(compute, _load_us(cal, cfg, m)) + sync
 
 
 def _load_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
