@@ -756,10 +756,9 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
     running while this one is written), then the warpgroup synchronises on its own named barrier.
-    Each chunk's writes (`_chunk_writes`; with a fused epilogue (`epilogue` = (FusedParams, m, n)) its output
-    values, in the accumulators' per-thread order; SwiGLU: from twice as many accumulators) are computed before
-    that wait and barrier, so a fused epilogue's math overlaps them; one chunk's values live next to the
-    remaining accumulators.
+    With a fused epilogue (`epilogue` = (FusedParams, m, n)) each store's output values are computed just
+    before it (one or two 8-column groups at a time, in the accumulators' per-thread order; SwiGLU: from twice
+    as many accumulators), which keeps few of them live next to the remaining accumulators.
     """
     from cute_ir import hopper as H
     from cute_ir.control import if_
@@ -789,18 +788,41 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         else:
             parity = (unit * chunks + chunk) % cfg.epi_buffers
             buf = H.smem_offset(epi_wg, parity * cfg.epi_bytes)
-        # the chunk's shared-memory writes, computed before the buffer's wait and barrier (a fused epilogue's math
-        # then overlaps the previous store's read of the buffer and the warps' arrival)
-        writes = _chunk_writes(plan, vals, fused, chunk, groups, warp_in_wg, lane, c_elem)
         if cfg.epi_buffers > 1:
             if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
         H.named_barrier_sync(barrier_id, 128)
-        for kind, (r, c), regs, align in writes:
-            at = H.smem_offset(buf, epi.offset(r, c))
-            if kind == "stmatrix":
-                H.stmatrix(at, regs, trans=cfg.c_major == "m")
-            else:
-                H.st_shared(at, regs, alignment=align)
+        if cfg.c_bytes == 1:
+            # 8-bit C (N-major): each (group, row half) pair of values is one cvt to two e4m3 bytes, one 2-byte
+            # st.shared at the f32 path's coordinates
+            for j in groups:
+                jloc = j - chunk * cfg.epi_n // 8
+                src = fused.values(vals, range(j, j + 1))
+                for h in (0, 1):
+                    pair = fused.e4m3_pair(src[4 * j + 2 * h], src[4 * j + 2 * h + 1])
+                    r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
+                    H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [pair], alignment=2)
+        elif cfg.c_bytes == 2:
+            # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
+            for j in list(groups)[::2]:
+                src = vals if fused is None else fused.values(vals, range(j, j + 2))
+                packed = [H.pack_b16x2(src[lo], src[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
+                jloc = j - chunk * cfg.epi_n // 8
+                trans = cfg.c_major == "m"
+                r, c = stmatrix_row_coords(warp_in_wg, lane, jloc, trans)
+                H.stmatrix(H.smem_offset(buf, epi.offset(r, c)), packed, trans=trans)
+        else:
+            for j in groups:
+                jloc = j - chunk * cfg.epi_n // 8
+                src = vals if fused is None else fused.values(vals, range(j, j + 1))
+                for h in (0, 1):
+                    lo = H.to_f32(src[4 * j + 2 * h])
+                    hi = H.to_f32(src[4 * j + 2 * h + 1])
+                    r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
+                    if cfg.c_major == "n":
+                        H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo, hi], alignment=8)
+                    else:
+                        H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo], alignment=4)
+                        H.st_shared(H.smem_offset(buf, epi.offset(r, c + 1)), [hi], alignment=4)
         H.fence_proxy_async_shared()
         H.named_barrier_sync(barrier_id, 128)
 
@@ -818,40 +840,3 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         if_(tid_in_wg == 0, store)
     if cfg.fp8_out:
         fused.store_amax(lane)
-
-
-def _chunk_writes(plan, vals, fused, chunk: int, groups: range, warp_in_wg, lane, c_elem) -> list:  # noqa: ANN001
-    """One epilogue chunk's shared-memory writes of a thread: ("stmatrix" | "st", (row, col) in the staging layout,
-    registers, alignment), with a fused epilogue's output values already computed."""
-    from cute_ir import hopper as H
-
-    cfg = plan.cfg
-    out = []
-    first = chunk * cfg.epi_n // 8
-    if cfg.c_bytes == 1:
-        # 8-bit C (N-major): each (group, row half) pair of values is one cvt to two e4m3 bytes, one 2-byte
-        # st.shared at the f32 path's coordinates
-        for j in groups:
-            src = fused.values(vals, range(j, j + 1))
-            for h in (0, 1):
-                pair = fused.e4m3_pair(src[4 * j + 2 * h], src[4 * j + 2 * h + 1])
-                out.append(("st", f32_store_coords(warp_in_wg, lane, j - first, h), [pair], 2))
-    elif cfg.c_bytes == 2:
-        # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
-        for j in list(groups)[::2]:
-            src = vals if fused is None else fused.values(vals, range(j, j + 2))
-            packed = [H.pack_b16x2(src[lo], src[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
-            out.append(("stmatrix", stmatrix_row_coords(warp_in_wg, lane, j - first, cfg.c_major == "m"), packed, 0))
-    else:
-        for j in groups:
-            src = vals if fused is None else fused.values(vals, range(j, j + 1))
-            for h in (0, 1):
-                lo = H.to_f32(src[4 * j + 2 * h])
-                hi = H.to_f32(src[4 * j + 2 * h + 1])
-                r, c = f32_store_coords(warp_in_wg, lane, j - first, h)
-                if cfg.c_major == "n":
-                    out.append(("st", (r, c), [lo, hi], 8))
-                else:
-                    out.append(("st", (r, c), [lo], 4))
-                    out.append(("st", (r, c + 1), [hi], 4))
-    return out
