@@ -77,7 +77,7 @@ _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per 
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
 _FIXED_US = 1.0  # pipeline fill and scheduling per work unit
-SMALL_M = 64  # decode-like rows: 64-row tiles only, larger-tile ties (k_choice: split-K only)
+SMALL_M = 64  # decode-like rows: 64-row tiles only (k_choice: split-K only)
 _ROW_BYTES = 128  # one K tile's row of an operand (tile_k elements: 64 16-bit or 128 8-bit)
 
 
@@ -193,10 +193,11 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
             if cluster[1] > 1 and tiles_n < cluster[1]:
                 continue
             t = _rounds_us(shape, tile, cluster, num_sms, promoting)
-            # DRAM-bound configs tie at the floor: past decode-like M the one whose rounds leave it the most headroom
-            # goes first (at M <= SMALL_M every config is DRAM-bound and the larger tile feeds k_choice's split-K)
+            # DRAM-bound configs tie at the floor: the one whose rounds leave it the most headroom goes first (also at
+            # decode-like M, since k_choice streams only A's rows that exist: the larger tile then went first, for
+            # k_choice to split; the decode sweep's bfloat16 picks ran 0.950 of the fastest that way, 0.969 this way)
             floored = max(t, _dram_us(shape))
-            headroom = round(t, 6) if m > SMALL_M else 0.0
+            headroom = round(t, 6)
             out.append((round(floored, 6), headroom, -tile[0] * tile[1], cluster != (1, 1), -cluster[0], tile, cluster))
     out.sort()
     return tuple((tile, cluster) for *_, tile, cluster in out)
