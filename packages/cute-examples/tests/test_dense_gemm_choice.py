@@ -70,19 +70,33 @@ def test_two_accumulators_cost_the_wide_tiles():
 
 
 def test_a_cluster_costs_8bit_k_tiles():
-    """With 8-bit operands a cluster adds `CLUSTER_8BIT_K_TILE_US` per K tile (H200 FP8 sweep: at 64 x 4096 x 4096,
-    64x64 ran 6.6 us without a cluster and 8.3 us with a 1x2 one), so the E4M3 pick there runs without one while the
-    16-bit estimate of the same clusters is unchanged."""
+    """With 8-bit operands a cluster adds `CLUSTER_8BIT_K_TILE_US` per K tile (H200 FP8 sweep: at 128 x 4096 x 4096,
+    64x64 ran 7.3 us without a cluster, 7.9 us with a 2x1 one and 8.6 us with a 1x2 one), so the E4M3 pick there runs
+    without one while the 16-bit estimate of the same clusters is unchanged."""
     from cute_examples.dense_gemm.choice import CLUSTER_8BIT_K_TILE_US, _rounds_us
 
-    fp8 = GemmShape(64, 4096, 4096, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
-    half = GemmShape(64, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
-    assert rank_configs(fp8)[0][1] == (1, 1)
+    fp8 = GemmShape(128, 4096, 4096, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")
+    half = GemmShape(128, 4096, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
+    assert rank_configs(fp8)[0] == ((64, 64), (1, 1))
     k_tiles = 4096 // 64  # the model counts 64-element K tiles for every dtype (choice._rounds_us)
-    rounds = 1  # 64 tiles in 32 two-CTA clusters, 66 of which fit on 132 SMs
+    rounds = 1  # 128 tiles in 64 two-CTA clusters, 66 of which fit on 132 SMs
     for cluster in ((1, 2), (2, 1)):
         assert _rounds_us(fp8, (64, 64), cluster, 132) - _rounds_us(half, (64, 64), cluster, 132) == pytest.approx(
             rounds * k_tiles * CLUSTER_8BIT_K_TILE_US)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e4m3fn"])
+@pytest.mark.parametrize("m", [1, 16, 64])
+def test_decode_rows_rank_no_cluster(dtype, m):
+    """At M <= SMALL_M (one row of tiles; A's box holds at most 64 rows) no cluster is ranked: on the H200 decode sweep
+    a cluster ran a median 9% slower than the same tile without one and faster in 1% of the cases (16 x 57344 x 8192
+    on 64x128 c1x2 once cost 8% against 64x256 c1x1). Past it clusters are ranked."""
+    from cute_examples.dense_gemm.choice import SMALL_M
+
+    for n, k in ((57344, 8192), (6144, 4096), (4096, 14336)):
+        assert {c for _, c in rank_configs(GemmShape(m, n, k, ab_dtype=dtype, c_dtype="bfloat16"))} == {(1, 1)}
+    assert len({c for _, c in rank_configs(GemmShape(SMALL_M + 1, 57344, 8192, ab_dtype=dtype,
+                                                     c_dtype="bfloat16"))}) == 3
 
 
 def test_k_choice_prices_an_8bit_cluster_as_the_choice_does():

@@ -261,11 +261,12 @@ def test_the_decode_choice_runs_near_the_fastest_measured_config():
             assert key in times, (dtype, promotion, m, n, k, key)
             logs.append(math.log(min(times.values()) / times[key]))
         assert len(logs) == 24
-        # measured: 0.969 bfloat16, 0.956 E4M3, 0.983 E4M3 with promotion, with k_choice streaming only the rows of A
-        # that exist (`min(tile_m, M)`, as the kernel's A box), small_m_min_gain 0.15 (0.12 the same; 0.1 0.969 /
-        # 0.940 / 0.961, 0.18 0.961 / 0.962 / 0.986) and the DRAM floor's headroom order at decode-like M too (with
-        # the larger tile first there: 0.950 bfloat16; with the full 64 rows of A and 0.2: 0.930, 0.939, 0.967); 0.928 / 0.955 for E4M3
+        # measured: 0.975 bfloat16, 0.956 E4M3, 0.983 E4M3 with promotion, with no cluster ranked at M <= SMALL_M
+        # (0.969 bfloat16 with them), k_choice streaming only the rows of A that exist (`min(tile_m, M)`, as the
+        # kernel's A box), small_m_min_gain 0.15 (0.12 the same; 0.1 0.969 / 0.940 / 0.961, 0.18 0.961 / 0.962 /
+        # 0.986) and the DRAM floor's headroom order at decode-like M too (with the larger tile first there: 0.950
+        # bfloat16; with the full 64 rows of A and 0.2: 0.930, 0.939, 0.967); 0.928 / 0.955 for E4M3
         # without an 8-bit cluster's K-tile cost; 0.930, 0.928, 0.955 with tile N 96 and 160 (the 10240 x 8192 rows
         # re-measured with them; without them on those rows 0.938, 0.917, 0.944); before: 0.939, 0.924, 0.950
         # (small_m_min_gain 0.1: 0.904, 0.892, 0.901; 0.2 with 128-row tiles still chosen for M <= 64: 0.918 bfloat16)
-        assert math.exp(sum(logs) / len(logs)) >= 0.94, (dtype, promotion)
+        assert math.exp(sum(logs) / len(logs)) >= 0.945, (dtype, promotion)

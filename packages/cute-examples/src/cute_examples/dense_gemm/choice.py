@@ -16,11 +16,11 @@ The constants were fitted to `scripts/gemm_sweep.py` on an H200 (2026-11-25: 50 
 tile x cluster, timed in CUDA graphs; the rows are in the tests' `data/tile_sweep_h200.json`): the pick runs
 within 4.3% of the fastest measured config on geometric mean (the model before them: 8.0%).
 
-`rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128; no 128-row
-tile for M <= 64, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower: the
-tests' `data/decode_sweep_h200.json`);
-`choose_tile_cluster(shape)` is the first. Ties go to the larger tile, then no cluster, then 2x1 over
-1x2. `shape` is anything with `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
+`rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128; for M <= 64 no
+128-row tile, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower, and no
+cluster, which ran a median 9% slower there: the tests' `data/decode_sweep_h200.json`);
+`choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their rounds' headroom under it; ties go
+to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
 """
 
 from __future__ import annotations
@@ -192,6 +192,9 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
                 continue
             if cluster[1] > 1 and tiles_n < cluster[1]:
                 continue
+            if m <= SMALL_M and cluster != (1, 1):
+                continue  # one row of tiles whose A box holds <= 64 rows: multicasting A saves next to nothing (decode
+                # sweep: clusters ran a median 9% slower there, faster in 1% of the cases)
             t = _rounds_us(shape, tile, cluster, num_sms, promoting)
             # DRAM-bound configs tie at the floor: the one whose rounds leave it the most headroom goes first (also at
             # decode-like M, since k_choice streams only A's rows that exist: the larger tile then went first, for
