@@ -20,7 +20,8 @@ within 4.3% of the fastest measured config on geometric mean (the model before t
 128-row tile, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower, and no
 cluster, which ran a median 9% slower there: the tests' `data/decode_sweep_h200.json`);
 `choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their rounds' headroom under it; ties go
-to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
+to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with `m, n, k, l, c_dtype` (a
+`GemmProblem` or a `GemmShape`).
 """
 
 from __future__ import annotations
