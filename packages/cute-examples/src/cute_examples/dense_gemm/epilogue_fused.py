@@ -81,12 +81,6 @@ def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
     return S.as_float(S.ld_global(address, pred, 8 * DTYPE_BYTES[dt]), element_type(dt))
 
 
-def _load_pair_f32(cfg: GemmConfig, address: Any, pred: Any) -> tuple[ir.Value, ir.Value]:
-    """Two consecutive elements of the epilogue's dtype at address (aligned to two; 0 when not pred) as f32."""
-    dt = cfg.epilogue_dtype
-    return S.unpack2(S.ld_global(address, pred, 16 * DTYPE_BYTES[dt]), element_type(dt))
-
-
 def _load_scale(address: Any, pred: Any) -> ir.Value:
     """A float32 scale at address (0 when not pred)."""
     return S.as_float(S.ld_global(address, pred, 32), ir.F32Type.get())
@@ -135,6 +129,7 @@ class FusedEpilogue:
         if cfg.scale_b == "n":
             self.scale_t = self.p.scale_b_ptr + to_i64(self.col_t) * 4
             self.scale_cols_left = n - self.col_t
+        self.bias_pairs: dict[int, ir.Value] = {}  # 8-column group -> the thread's raw bias pair (`prefetch_bias`)
         if cfg.bias == "n":
             self.bias_t = self.p.bias_ptr + to_i64(self.col_t) * self.esize
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
@@ -142,6 +137,18 @@ class FusedEpilogue:
             self.cols_left = n - self.col_t
         if cfg.has_aux:
             self._init_aux()
+
+    def prefetch_bias(self) -> None:
+        """Issue the loads of the thread's bias along N for the whole tile, one 2-element load per 8-column group
+        of accumulators, kept raw (one register each) until their chunk: their latency is paid once per unit rather
+        than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256 tile's four barriers)."""
+        if self.cfg.bias != "n" or self.bias_pairs:
+            return
+        bits = 16 * DTYPE_BYTES[self.cfg.epilogue_dtype]
+        for j in range(self.cfg.tile_n // 8):
+            d0 = value_coords(0, 0, 4 * j)[1]  # the group's first column past the thread's (even)
+            # both are read when the first is inside N (the host pads an odd N to an even length)
+            self.bias_pairs[j] = S.ld_global(self.bias_t + d0 * self.esize, self.cols_left > d0, bits)
 
     def _init_aux(self) -> None:
         """The pre-activation output's per-unit values: the thread's two row addresses, row predicates, the column
@@ -185,9 +192,8 @@ class FusedEpilogue:
         elif cfg.bias == "n":
             j = v // 4  # the thread's two columns of 8-column group j: one pair (dcol of value 4j is even)
             if j not in col_bias:
-                d0 = dcol - v % 2
-                # both are read when the first is inside N (the host pads an odd N to an even length)
-                col_bias[j] = _load_pair_f32(cfg, self.bias_t + d0 * self.esize, self.cols_left > d0)
+                self.prefetch_bias()
+                col_bias[j] = S.unpack2(self.bias_pairs[j], element_type(cfg.epilogue_dtype))
             bias = col_bias[j][v % 2]
         x = S.to_f32(acc)
         if cfg.scaled:
