@@ -7,7 +7,9 @@ pairs or f32 stores) is the plain epilogue's:
 
 - bias along N: the thread's two columns of each 8-column group are one 2-element load (shared by its two row
   halves) at `bias_t + immediate`, `bias_t` the thread's first column's address; the host passes a contiguous
-  vector aligned to two elements and of even length (it stages any other), so the pair never leaves it;
+  vector aligned to two elements and of even length (it stages any other), so the pair never leaves it. The
+  whole tile's pairs are loaded once per unit before the first chunk (`prefetch_bias`, one register each), so
+  the load latency is paid once, not after every chunk's barrier;
 - bias along M: the thread's two rows, loaded once per work unit;
 - input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
   run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
