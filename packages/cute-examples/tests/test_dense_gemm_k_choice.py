@@ -270,3 +270,22 @@ def test_the_decode_choice_runs_near_the_fastest_measured_config():
         # re-measured with them; without them on those rows 0.938, 0.917, 0.944); before: 0.939, 0.924, 0.950
         # (small_m_min_gain 0.1: 0.904, 0.892, 0.901; 0.2 with 128-row tiles still chosen for M <= 64: 0.918 bfloat16)
         assert math.exp(sum(logs) / len(logs)) >= 0.945, (dtype, promotion)
+
+
+def test_a_k_tile_streams_the_rows_of_a_that_exist():
+    """k_choice charges a K tile the rows of A its box holds (`min(tile_m, M)`, as the kernel's A box is cut to M's
+    rows) plus B's tile_n: at M = 1 a 64x64 tile streams 65 rows, at M >= 64 all 128 (when it charged 128 at M = 1 the
+    decode rows split K where one row of tiles streams B alone at the DRAM rate: the decode sweep's picks ran 0.930 /
+    0.939 / 0.967 of the fastest, 0.950 / 0.956 / 0.983 after)."""
+    from cute_examples.dense_gemm.calibration import calibration
+    from cute_examples.dense_gemm.k_choice import _load_us
+
+    cal = calibration()
+    for dtype, tile_k in (("bfloat16", 64), ("float8_e4m3fn", 128)):
+        cfg = GemmConfig(a_dtype=dtype, b_dtype=dtype, c_dtype="bfloat16", a_major="k", b_major="k", tile_m=64,
+                         tile_n=64)
+        assert cfg.tile_k == tile_k
+        row = tile_k * cfg.ab_bytes / cal.sm_load_bytes_per_us  # one 128-byte row
+        assert _load_us(cal, cfg, 1) == pytest.approx(65 * row)
+        assert _load_us(cal, cfg, 16) == pytest.approx(80 * row)
+        assert _load_us(cal, cfg, 64) == _load_us(cal, cfg, 4096) == pytest.approx(128 * row)
