@@ -71,7 +71,7 @@ def test_epilogue_kind_compiles(cfg):
     assert ("max.NaN.f32" in ptx) == (act == "relu")
     assert not re.search(r"^\s+call", ptx, re.M)
     if cfg.bias == "n":
-        # the tile's bias pairs are all loaded before the epilogue's first chunk barrier (`prefetch_bias`: one load
+        # the tile's bias pairs are all loaded before the epilogue's first chunk barrier (`_load_bias_pairs`: one load
         # latency per unit; loading them chunk by chunk behind each barrier cost 1-3% of fused/plain on an H200)
         first_chunk = re.search(r"bar\.sync\s+%r\d+, 128;", ptx).start()
         pair = rf"@%p\d+ ld\.global\.b{16 * DTYPE_BYTES[cfg.epilogue_dtype]}"

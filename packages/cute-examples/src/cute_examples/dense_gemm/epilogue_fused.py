@@ -8,8 +8,8 @@ pairs or f32 stores) is the plain epilogue's:
 - bias along N: the thread's two columns of each 8-column group are one 2-element load (shared by its two row
   halves) at `bias_t + immediate`, `bias_t` the thread's first column's address; the host passes a contiguous
   vector aligned to two elements and of even length (it stages any other), so the pair never leaves it. The
-  whole tile's pairs are loaded once per unit before the first chunk (`prefetch_bias`, one register each), so
-  the load latency is paid once, not after every chunk's barrier;
+  whole tile's pairs are loaded once per unit, with its other values, before the first chunk (one register
+  each), so the load latency is paid once, not after every chunk's barrier;
 - bias along M: the thread's two rows, loaded once per work unit;
 - input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
   run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
@@ -131,7 +131,6 @@ class FusedEpilogue:
         if cfg.scale_b == "n":
             self.scale_t = self.p.scale_b_ptr + to_i64(self.col_t) * 4
             self.scale_cols_left = n - self.col_t
-        self.bias_pairs: dict[int, ir.Value] = {}  # 8-column group -> the thread's raw bias pair (`prefetch_bias`)
         if cfg.bias == "n":
             self.bias_t = self.p.bias_ptr + to_i64(self.col_t) * self.esize
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
@@ -139,18 +138,21 @@ class FusedEpilogue:
             self.cols_left = n - self.col_t
         if cfg.has_aux:
             self._init_aux()
+        if cfg.bias == "n":
+            self.bias_pairs = self._load_bias_pairs()
 
-    def prefetch_bias(self) -> None:
-        """Issue the loads of the thread's bias along N for the whole tile, one 2-element load per 8-column group
-        of accumulators, kept raw (one register each) until their chunk: their latency is paid once per unit rather
-        than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256 tile's four barriers)."""
-        if self.cfg.bias != "n" or self.bias_pairs:
-            return
+    def _load_bias_pairs(self) -> dict[int, ir.Value]:
+        """The thread's bias along N for the whole tile, by 8-column group of accumulators: one 2-element load each,
+        kept raw (one register) until its chunk. Loaded with the unit's other values, before the first chunk, their
+        latency is paid once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of
+        a 128x256 tile's four barriers)."""
         bits = 16 * DTYPE_BYTES[self.cfg.epilogue_dtype]
+        out = {}
         for j in range(self.cfg.tile_n // 8):
             d0 = value_coords(0, 0, 4 * j)[1]  # the group's first column past the thread's (even)
             # both are read when the first is inside N (the host pads an odd N to an even length)
-            self.bias_pairs[j] = S.ld_global(self.bias_t + d0 * self.esize, self.cols_left > d0, bits)
+            out[j] = S.ld_global(self.bias_t + d0 * self.esize, self.cols_left > d0, bits)
+        return out
 
     def _init_aux(self) -> None:
         """The pre-activation output's per-unit values: the thread's two row addresses, row predicates, the column
@@ -194,7 +196,6 @@ class FusedEpilogue:
         elif cfg.bias == "n":
             j = v // 4  # the thread's two columns of 8-column group j: one pair (dcol of value 4j is even)
             if j not in col_bias:
-                self.prefetch_bias()
                 col_bias[j] = S.unpack2(self.bias_pairs[j], element_type(cfg.epilogue_dtype))
             bias = col_bias[j][v % 2]
         x = S.to_f32(acc)

@@ -779,7 +779,6 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
 
         params, m, n = epilogue
         fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_m, tile_n, batch)
-        fused.prefetch_bias()  # before the first chunk's barrier: one load latency per unit
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:
