@@ -51,7 +51,7 @@ from . import epilogue_math as em
 from .epilogue import swiglu_sources, value_coords
 from .spec import DTYPE_BYTES, GemmConfig
 
-__all__ = ["FusedEpilogue", "FusedParams"]
+__all__ = ["FusedEpilogue", "FusedParams", "with_unit_invariants"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,29 @@ class FusedParams:
     out_scale_ptr: Any = None  # an 8-bit C's float32 device out_scale (0: none), amax address (0: none), f32 factor
     amax_ptr: Any = None
     out_scale: Any = None
+    # the values every work unit shares, loaded once per CTA before the unit loop (`with_unit_invariants`): the
+    # product of the per-tensor scales (None: none) and an 8-bit C's whole out_scale
+    tensor_scale: Any = None
+    c_scale: Any = None
+
+
+def with_unit_invariants(cfg: GemmConfig, params: FusedParams, m: Any) -> FusedParams:
+    """params with the loads every work unit shares done once (per-tensor scales, an 8-bit C's device out_scale):
+    emitted before a CTA's unit loop, their latency is paid once per CTA instead of after every unit's mainloop."""
+    import dataclasses
+
+    tensor_scale = None
+    for mode, ptr in ((cfg.scale_a, params.scale_a_ptr), (cfg.scale_b, params.scale_b_ptr)):
+        if mode == "tensor":  # one value: every thread loads it once
+            s = _load_scale(ptr, row0_pred(m))
+            tensor_scale = s if tensor_scale is None else S.mul(tensor_scale, s)
+    c_scale = None
+    if cfg.fp8_out:
+        # out_scale: the by-value factor times the device scalar when its address is not 0
+        has_ptr = params.out_scale_ptr != 0
+        dev = S.select(has_ptr, _load_scale(params.out_scale_ptr, has_ptr), S.f32(1.0))
+        c_scale = S.mul(params.out_scale, dev)
+    return dataclasses.replace(params, tensor_scale=tensor_scale, c_scale=c_scale)
 
 
 def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
@@ -106,16 +129,12 @@ class FusedEpilogue:
         self.esize = DTYPE_BYTES[cfg.epilogue_dtype]
         self.row_bias: dict[int, ir.Value] = {}
         self.row_scale: dict[int, ir.Value] = {}
-        self.tensor_scale = None
-        for mode, ptr in ((cfg.scale_a, params.scale_a_ptr), (cfg.scale_b, params.scale_b_ptr)):
-            if mode == "tensor":  # one value: every thread loads it once per work unit
-                s = _load_scale(ptr, row0_pred(m))
-                self.tensor_scale = s if self.tensor_scale is None else S.mul(self.tensor_scale, s)
+        if ("tensor" in (cfg.scale_a, cfg.scale_b) and params.tensor_scale is None) or (
+                cfg.fp8_out and params.c_scale is None):
+            raise ValueError("FusedEpilogue: params lack the per-CTA loads (`with_unit_invariants`)")
+        self.tensor_scale = params.tensor_scale
         if cfg.fp8_out:
-            # out_scale: the by-value factor times the device scalar when its address is not 0 (one load per unit)
-            has_ptr = params.out_scale_ptr != 0
-            dev = S.select(has_ptr, _load_scale(params.out_scale_ptr, has_ptr), S.f32(1.0))
-            self.out_scale = S.mul(params.out_scale, dev)
+            self.out_scale = params.c_scale
             self.amax = S.f32(0.0)  # the thread's max |D| of this unit
         if cfg.scale_a == "m":
             for h in (0, 1):  # the thread's two rows, as the row bias

@@ -391,9 +391,10 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
         H.setmaxnreg_inc(CONSUMER_REGS)
         epilogue = None
         if fused is not None:
-            from .epilogue_fused import FusedParams
+            from .epilogue_fused import FusedParams, with_unit_invariants
 
-            epilogue = (FusedParams(*fused), m, n)
+            # per-tensor scales and an 8-bit C's out_scale: loaded once here, before the unit loop
+            epilogue = (with_unit_invariants(cfg, FusedParams(*fused), m), m, n)
         role_sched = sched if split is None else split_sched()
         _consumer(
             plan, role_sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue, split
