@@ -39,7 +39,7 @@ warpgroup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cute_ir import scalar as S
@@ -84,8 +84,6 @@ class FusedParams:
 def with_unit_invariants(cfg: GemmConfig, params: FusedParams, m: Any) -> FusedParams:
     """params with the loads every work unit shares done once (per-tensor scales, an 8-bit C's device out_scale):
     emitted before a CTA's unit loop, their latency is paid once per CTA instead of after every unit's mainloop."""
-    import dataclasses
-
     tensor_scale = None
     for mode, ptr in ((cfg.scale_a, params.scale_a_ptr), (cfg.scale_b, params.scale_b_ptr)):
         if mode == "tensor":  # one value: every thread loads it once
@@ -97,7 +95,7 @@ def with_unit_invariants(cfg: GemmConfig, params: FusedParams, m: Any) -> FusedP
         has_ptr = params.out_scale_ptr != 0
         dev = S.select(has_ptr, _load_scale(params.out_scale_ptr, has_ptr), S.f32(1.0))
         c_scale = S.mul(params.out_scale, dev)
-    return dataclasses.replace(params, tensor_scale=tensor_scale, c_scale=c_scale)
+    return replace(params, tensor_scale=tensor_scale, c_scale=c_scale)
 
 
 def _load_f32(cfg: GemmConfig, address: Any, pred: Any) -> ir.Value:
