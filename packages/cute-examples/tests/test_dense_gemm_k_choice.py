@@ -221,13 +221,14 @@ def test_the_fp8_choice_runs_near_the_fastest_measured_config():
             assert (cfg.name, splits) in times, (m, n, k, cfg.name, splits)  # every pick was measured
             logs.append(math.log(min(times.values()) / times[(cfg.name, splits)]))
         assert len(logs) == 24
-        # measured: 0.963 without promotion, 0.991 with it, with k_choice pricing an 8-bit cluster as the choice does
+        # measured: 0.965 without promotion (0.963 on the cooperative schedule: `launch_plan._eight_bit_pingpong`),
+        # 0.991 with it, with k_choice pricing an 8-bit cluster as the choice does
         # (`choice.cluster_k_tile_us`; without: 0.967 / 0.985: 256 x 4096 x 14336 moves between a 64x128 c2x1 pick
         # and split-K, either way 12% from the fastest) (over all 36 rows, stale ones included: 0.956 / 0.966 with
         # an 8-bit cluster's K-tile cost, `choice.CLUSTER_8BIT_K_TILE_US`; without it 0.945 / 0.947 with promotion up
         # to tile N 192, 0.939 with it capped at 128; 0.932 / 0.931 without tile N 96 and 160, 0.935 / 0.931 before
         # tile N 192 and the DRAM floor's headroom order)
-        assert math.exp(sum(logs) / len(logs)) >= 0.955, promotion
+        assert math.exp(sum(logs) / len(logs)) >= 0.96, promotion
 
 
 def test_the_decode_choice_runs_near_the_fastest_measured_config():
@@ -261,7 +262,8 @@ def test_the_decode_choice_runs_near_the_fastest_measured_config():
             assert key in times, (dtype, promotion, m, n, k, key)
             logs.append(math.log(min(times.values()) / times[key]))
         assert len(logs) == 24
-        # measured: 0.975 bfloat16, 0.956 E4M3, 0.983 E4M3 with promotion, with no cluster ranked at M <= SMALL_M
+        # measured: 0.975 bfloat16, 0.963 E4M3 (0.956 on the cooperative schedule), 0.983 E4M3 with promotion, with
+        # no cluster ranked at M <= SMALL_M
         # (0.969 bfloat16 with them), k_choice streaming only the rows of A that exist (`min(tile_m, M)`, as the
         # kernel's A box), small_m_min_gain 0.15 (0.12 the same; 0.1 0.969 / 0.940 / 0.961, 0.18 0.961 / 0.962 /
         # 0.986) and the DRAM floor's headroom order at decode-like M too (with the larger tile first there: 0.950
@@ -269,7 +271,7 @@ def test_the_decode_choice_runs_near_the_fastest_measured_config():
         # without an 8-bit cluster's K-tile cost; 0.930, 0.928, 0.955 with tile N 96 and 160 (the 10240 x 8192 rows
         # re-measured with them; without them on those rows 0.938, 0.917, 0.944); before: 0.939, 0.924, 0.950
         # (small_m_min_gain 0.1: 0.904, 0.892, 0.901; 0.2 with 128-row tiles still chosen for M <= 64: 0.918 bfloat16)
-        assert math.exp(sum(logs) / len(logs)) >= 0.945, (dtype, promotion)
+        assert math.exp(sum(logs) / len(logs)) >= 0.95, (dtype, promotion)
 
 
 def test_a_k_tile_streams_the_rows_of_a_that_exist():
@@ -289,3 +291,28 @@ def test_a_k_tile_streams_the_rows_of_a_that_exist():
         assert _load_us(cal, cfg, 1) == pytest.approx(65 * row)
         assert _load_us(cal, cfg, 16) == pytest.approx(80 * row)
         assert _load_us(cal, cfg, 64) == _load_us(cal, cfg, 4096) == pytest.approx(128 * row)
+
+
+def test_8bit_picks_run_ping_pong_where_the_tile_allows():
+    """gemm()'s own 8-bit pick without promotion, with a 16-bit C and data-parallel, runs the ping-pong schedule when
+    its tile allows it (the FP8 sweep: a median 0.5-2.8% faster); with promotion, an 8-bit C, a given tile, shared K
+    or a tile over ping-pong's accumulator limit it stays cooperative."""
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    scales = {"scale_a": "tensor", "scale_b": "tensor"}
+
+    def pick(m, n, k, c="bfloat16", promotion=0, tile=None):  # noqa: ANN001, ANN202
+        shape = GemmShape(m, n, k, 1, ab_dtype="float8_e4m3fn", c_dtype=c, a_major="k", b_major="k", c_major="n")
+        return plan_config(shape, (c, "float32", tile, None, None, promotion), scales, 132)
+
+    seen = set()
+    for m, n, k in ((64, 6144, 4096), (128, 4096, 4096), (512, 4096, 4096), (1024, 1024, 1024), (8192, 8192, 8192),
+                    (128, 4096, 14336), (1, 4096, 14336)):
+        cfg, splits = pick(m, n, k)
+        fits = cfg.tile_m * cfg.tile_n // 128 <= 128 and not cfg.shares_k
+        assert cfg.pingpong == fits, (m, n, k, cfg.name)
+        seen.add(cfg.pingpong)
+        assert not pick(m, n, k, promotion=4)[0].pingpong
+        assert not pick(m, n, k, c="float8_e4m3fn")[0].pingpong
+    assert seen == {True, False}
+    assert not pick(512, 4096, 4096, tile=(128, 128, 128))[0].pingpong
