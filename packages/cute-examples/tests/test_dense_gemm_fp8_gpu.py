@@ -1,7 +1,8 @@
 """The FP8 GEMM on an sm_90 GPU: against the float64 matmul of the dequantized 8-bit inputs times the scales;
 every (A, B) pair, C dtype, tile and cluster of `fp8_configs`, partial tiles, batches, Python-float and device
 scales; and the K-major rule. The calls are `fp8_cases`' (`reference_calls`, `accuracy_calls`, `device_scale_calls`,
-`allow_copy_call`): the AOT catalogue lists their kernels, `test_dense_gemm_gpu_calls` checks it on CPU."""
+`allow_copy_call`, `decomposed_calls`, `pingpong_calls`): the AOT catalogue lists their kernels,
+`test_dense_gemm_gpu_calls` checks it on CPU."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from cute_examples.dense_gemm.fp8_cases import (
     allow_copy_call,
     decomposed_calls,
     device_scale_calls,
+    pingpong_calls,
     reference_calls,
 )
 from cute_runtime.testing import requires_sm90
@@ -164,3 +166,31 @@ def test_fp8_gemm_runs_the_chosen_split_k(call):
         ref = ref.clamp(-448, 448)
     err = float((out.double() - ref).norm() / ref.norm())
     assert err <= C_TOLERANCE[call.c_dtype], f"{_label(call)} {want.name}: error {err:.3e}"
+
+
+@requires_sm90
+@pytest.mark.parametrize("call", pingpong_calls(), ids=_label)
+def test_fp8_gemm_runs_the_chosen_ping_pong(call):
+    """gemm()'s free choice for 8-bit inputs without promotion runs the ping-pong schedule where the tile allows it:
+    the plan runs `plan_config`'s pick for this GPU's SM count (ping-pong on an H100/H200), and the result matches
+    float64 of the operands times the device scales."""
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.dense_gemm.launch_plan import plans
+    from cute_runtime import device_properties
+
+    sms = device_properties(torch.cuda.current_device()).sm_count
+    want = call.configs([sms])[0]
+    a, b = _operands(call)
+    shapes = call.shapes()
+    sa = torch.rand(shapes["scale_a"], device="cuda") + 0.5
+    sb = torch.rand(shapes["scale_b"], device="cuda") + 0.5
+    plans.table().clear()
+    out = gemm(a, b, **call.keywords(scale_a=sa, scale_b=sb))
+    torch.cuda.synchronize()
+    ran = [p.config for p in plans.table().values()]
+    assert [c.name for c in ran] == [want.name], (ran, want.name)
+    if sms in (132, 114):  # the SM counts the bundle's picks were made for: each of these runs ping-pong there
+        assert want.pingpong, want.name
+    ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
+    err = float((out.double() - ref).norm() / ref.norm())
+    assert err <= TOLERANCE[call.c_name], f"{_label(call)}: error {err:.3e}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from cute_examples.dense_gemm import host
-from cute_examples.dense_gemm.fp8_cases import decomposed_calls
+from cute_examples.dense_gemm.fp8_cases import decomposed_calls, pingpong_calls
 from cute_examples.dense_gemm.launch_plan import _scaled_alpha
 from test_dense_gemm_host import _col, _row
 
@@ -155,3 +155,12 @@ def test_the_decomposed_calls_split_k_on_h100_and_h200(call, sms):
     """The FP8 split-K GPU test's calls are ones whose free choice shares K on an H200 (132 SMs) and an H100 (114): a
     cost-model change that moves one to data-parallel fails here, before the GPU test does."""
     assert call.configs([sms])[0].shares_k, call.configs([sms])[0].name
+
+
+@pytest.mark.parametrize("call", pingpong_calls(),
+                         ids=lambda c: f"{c.mnk[0]}x{c.mnk[1]}x{c.mnk[2]}x{c.batch or 1}-{c.scale_a}{c.scale_b}")
+@pytest.mark.parametrize("sms", [132, 114])
+def test_the_pingpong_calls_run_ping_pong_on_h100_and_h200(call, sms):
+    """The FP8 ping-pong GPU test's calls are ones whose free choice runs the ping-pong schedule on an H200 and an
+    H100: a choice change that moves one off it fails here, before the GPU test does."""
+    assert call.configs([sms])[0].pingpong, call.configs([sms])[0].name

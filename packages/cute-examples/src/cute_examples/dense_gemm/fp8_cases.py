@@ -10,7 +10,7 @@ from .spec import FP8_DTYPES, GemmConfig
 
 __all__ = ["ACCURACY_CONFIGS", "ACCURACY_SHAPE", "FP8_GPU_SHAPES", "REFERENCE_SCALES", "SCALE_MODES", "accuracy_calls",
            "allow_copy_call", "decomposed_calls", "device_scale_calls", "fp8_call", "fp8_configs", "fp8_gpu_calls",
-           "fp8_gpu_configs", "fp8_out_configs", "reference_calls", "scaled_configs"]
+           "fp8_gpu_configs", "fp8_out_configs", "pingpong_calls", "reference_calls", "scaled_configs"]
 
 E4M3, E5M2 = FP8_DTYPES
 # (M, N, K, L) of the GPU tests: one that divides the tiles, partial tiles (K a multiple of 16), batched, and a
@@ -142,6 +142,24 @@ def decomposed_calls() -> list[GemmCall]:
     ]
 
 
+def pingpong_calls() -> list[GemmCall]:
+    """gemm() calls whose free choice runs the ping-pong schedule on an H100/H200 (`launch_plan._eight_bit_pingpong`):
+    partial tiles, a batch, M = 1, per-tensor and rowwise device scales, bfloat16 and float16 C."""
+    e4m3 = E4M3
+    return [
+        GemmCall(mnk, batch=batch, a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype=c, scale_a=sa, scale_b=sb)
+        for mnk, batch, c, sa, sb in (
+            ((200, 1000, 528), 0, "bfloat16", "tensor", "tensor"),
+            ((129, 640, 384), 3, "float16", "tensor", "tensor"),
+            ((96, 2050, 1024), 0, "bfloat16", "m", "n"),
+            ((300, 3000, 1008), 0, "float16", "m", "tensor"),
+            ((1, 4000, 4096), 0, "bfloat16", "tensor", "tensor"),
+        )
+    ]
+
+
 def fp8_gpu_calls() -> list[GemmCall]:
-    """Every gemm() call of the FP8 GPU tests (reference, accuracy, device scales, allow_copy, decomposed)."""
-    return reference_calls() + accuracy_calls() + device_scale_calls() + [allow_copy_call()] + decomposed_calls()
+    """Every gemm() call of the FP8 GPU tests (reference, accuracy, device scales, allow_copy, decomposed,
+    ping-pong)."""
+    return (reference_calls() + accuracy_calls() + device_scale_calls() + [allow_copy_call()] + decomposed_calls()
+            + pingpong_calls())
