@@ -15,6 +15,10 @@ holds them, so B = W^T is K-major):
   `gemm(a, w.t(), bias=bias, activation="gelu", pre_activation_out=pre)` against eager `pre = torch.addmm(bias,
   a, w.t()); out = F.gelu(pre)` and its torch.compile (row "gelu+pre"; no target of its own: fused/plain shows
   what the second M x N store costs);
+- the MLP's down-projection, hidden 16384 -> 4096 (`DOWN_SHAPES`), row "bias": ours `gemm(a, w.t(), bias=bias)`
+  against eager `torch.addmm(bias, a, w.t())` (cuBLASLt's bias epilogue), and row "bias+residual": ours
+  `gemm(a, w.t(), bias=bias, input=residual)` against eager `torch.addmm(bias, a, w.t()) + residual` (no
+  fused/plain target of their own; the target is eager's);
 - Llama-3 8B gate/up (4096 -> 2 x 14336, `SWIGLU_SHAPES`): ours `gemm(x, w.t(), activation="swiglu")` on the
   interleaved weight (`activation.interleave_gate_up`), our plain GEMM of the fused weight, eager
   `F.silu(x @ wg.t()) * (x @ wu.t())` and its torch.compile.
@@ -33,7 +37,7 @@ from typing import Any
 
 from ..cli import Parser, add_bundle_flag, make_parser, number, option
 from .bench_run import no_gpu_ends
-from .epilogue_cases import BENCH_ACTIVATIONS, BENCH_DTYPE, MLP_SHAPES, SWIGLU_SHAPES
+from .epilogue_cases import BENCH_ACTIVATIONS, BENCH_DTYPE, DOWN_EPILOGUES, DOWN_SHAPES, MLP_SHAPES, SWIGLU_SHAPES
 from .spec import SCHEDULES, TOLERANCE, runs_on
 
 __all__ = ["eager_fn", "epilogue_rows", "main"]
@@ -121,6 +125,9 @@ def epilogue_rows(iterations: int, compile_torch: bool = True, schedule: str = "
     for t, k, n in MLP_SHAPES:
         rows += _mlp_rows(t, k, n, td, tol, iterations, compile_torch, schedule)
         torch.cuda.empty_cache()
+    for t, k, n in DOWN_SHAPES:
+        rows += _down_rows(t, k, n, td, tol, iterations, compile_torch, schedule)
+        torch.cuda.empty_cache()
     for t, k, n in SWIGLU_SHAPES:
         rows.append(_swiglu_row(t, k, n, td, tol, iterations, compile_torch, schedule))
         torch.cuda.empty_cache()
@@ -170,6 +177,49 @@ def _mlp_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, comp
                 "compiled": _compiled(eager, (bias, a, b)) if compile_torch else None,
             }
             rows.append(_row(label, fns, 2.0 * t * n * k, iterations, act, err))
+        except Exception as exc:  # noqa: BLE001 - one failing row must not hide the others
+            rows.append(f"{label:28} error: {type(exc).__name__}: {exc}")
+    return rows
+
+
+def _down_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, compile_torch: bool,
+               schedule: str = "cooperative") -> list[str]:
+    """One row per DOWN_EPILOGUES entry of the (T, K) x (K, N) down-projection: its bias, and the bias with the
+    residual stream added (gemm()'s input, beta 1)."""
+    import torch
+
+    gemm = _gemm(schedule)
+
+    a = torch.randn(t, k, device="cuda", dtype=td)
+    w = torch.randn(n, k, device="cuda", dtype=td) / math.sqrt(k)
+    bias = torch.randn(n, device="cuda", dtype=td)
+    residual = torch.randn(t, n, device="cuda", dtype=td)
+    b = w.t()
+    out = torch.empty(t, n, device="cuda", dtype=td)
+    rows = []
+    for kind, fields in DOWN_EPILOGUES.items():
+        label = f"{kind} {t}x{k}->{n}"
+        extra = {"input": residual} if fields.get("has_input") else {}
+        try:
+            if extra:
+                def eager(bias: Any, a: Any, b: Any, residual: Any) -> Any:
+                    return torch.addmm(bias, a, b) + residual
+                args = (bias, a, b, residual)
+            else:
+                eager, args = torch.addmm, (bias, a, b)
+            ref = eager(*args)
+            gemm(a, b, out, bias=bias, **extra)
+            err = _rel(out, ref)
+            if err > tol:
+                rows.append(f"{label:28} WRONG RESULT: relative error {err:.2e} > {tol:.1e}")
+                continue
+            fns = {
+                "fused": lambda extra=extra: gemm(a, b, out, bias=bias, **extra),
+                "plain": lambda: gemm(a, b, out),
+                "eager": lambda eager=eager, args=args: eager(*args),
+                "compiled": _compiled(eager, args) if compile_torch else None,
+            }
+            rows.append(_row(label, fns, 2.0 * t * n * k, iterations, kind, err))
         except Exception as exc:  # noqa: BLE001 - one failing row must not hide the others
             rows.append(f"{label:28} error: {type(exc).__name__}: {exc}")
     return rows

@@ -7,7 +7,8 @@
   code depends on C's dtype and major and on tile N, which the set covers).
 - `GPU_CASES`: gemm() calls with their operand shapes and epilogue arguments; `gpu_case_configs(num_sms)` the configs
   gemm() picks for them on 132- and 114-SM GPUs (for the AOT bundle).
-- `MLP_SHAPES`, `SWIGLU_SHAPES`: the benchmark's (tokens, in, out) problems; `bench_epilogue_configs(num_sms)` theirs.
+- `MLP_SHAPES`, `DOWN_SHAPES` (with `DOWN_EPILOGUES`), `SWIGLU_SHAPES`: the benchmark's (tokens, in, out) problems;
+  `bench_epilogue_configs(num_sms, variant)` theirs.
 
 No MLIR and no GPU here (plain data and config choice).
 """
@@ -22,6 +23,8 @@ from .spec import GemmConfig
 
 __all__ = [
     "BENCH_ACTIVATIONS",
+    "DOWN_EPILOGUES",
+    "DOWN_SHAPES",
     "EPILOGUE_KINDS",
     "GPU_CASES",
     "MLP_SHAPES",
@@ -177,6 +180,10 @@ def gpu_case_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
 # the benchmark: GPT/BERT-style MLP up-projections with a bias (hidden 4096 -> 16384) and the Llama-3 8B
 # gate/up projection (4096 -> 2 x 14336) at 512..8192 tokens; (tokens, K, N of b)
 MLP_SHAPES = tuple((t, 4096, 16384) for t in (512, 2048, 8192))
+# the same MLP's down-projection (hidden 16384 -> 4096): its bias alone (cuBLASLt's bias epilogue under torch.addmm),
+# and the bias with the residual stream as the input addend (beta 1), each with its GemmConfig fields
+DOWN_SHAPES = tuple((t, 16384, 4096) for t in (512, 2048, 8192))
+DOWN_EPILOGUES = {"bias": {"bias": "n"}, "bias+residual": {"bias": "n", "has_input": True}}
 SWIGLU_SHAPES = tuple((t, 4096, 2 * 14336) for t in (512, 2048, 8192))
 BENCH_ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
 BENCH_DTYPE = "bfloat16"
@@ -189,20 +196,29 @@ def bench_problem(tokens: int, k: int, n: int, dtype: str = BENCH_DTYPE) -> Any:
     return GemmShape(tokens, n, k, 1, ab_dtype=dtype, c_dtype=dtype, a_major="k", b_major="k", c_major="n")
 
 
-def bench_epilogue_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
-    """The configs of the epilogue benchmark rows (fused and plain, as gemm() picks them) for these SM counts."""
-    from .host import choose_config, choose_epilogue_config
+def bench_epilogue_configs(num_sms: Sequence[int], variant: str = "fast") -> list[GemmConfig]:
+    """The configs of the epilogue benchmark rows (fused and plain, as gemm() picks them with `variant`; "fast":
+    gemm()'s default, which may split K of a plain row) for these SM counts."""
+    from .launch_plan import plan_config
 
     out = []
     for sms in num_sms:
+        def pick(p: Any, fields: dict | None = None, sms: int = sms) -> GemmConfig:
+            options = (p.c_dtype, "float32", None, None, None if variant == "fast" else variant)
+            return plan_config(p, options, fields, sms)[0]
+
         for t, k, n in MLP_SHAPES:
             p = bench_problem(t, k, n)
-            out.append(choose_config(p, num_sms=sms))
-            out += [choose_epilogue_config(p, {"activation": a, "bias": "n"}, num_sms=sms) for a in BENCH_ACTIVATIONS]
+            out.append(pick(p))
+            out += [pick(p, {"activation": a, "bias": "n"}) for a in BENCH_ACTIVATIONS]
             # the row that also stores the pre-activation (bench_epilogue.AUX_ROW)
-            out.append(choose_epilogue_config(p, {"activation": "gelu", "bias": "n", "has_aux": True}, num_sms=sms))
+            out.append(pick(p, {"activation": "gelu", "bias": "n", "has_aux": True}))
+        for t, k, n in DOWN_SHAPES:
+            p = bench_problem(t, k, n)
+            out.append(pick(p))
+            out += [pick(p, fields) for fields in DOWN_EPILOGUES.values()]
         for t, k, n in SWIGLU_SHAPES:
             p = bench_problem(t, k, n)
-            out.append(choose_config(p, num_sms=sms))
-            out.append(choose_epilogue_config(p, {"activation": "swiglu"}, num_sms=sms))
+            out.append(pick(p))
+            out.append(pick(p, {"activation": "swiglu"}))
     return out

@@ -73,23 +73,9 @@ def gpu_calls() -> list[GemmCall]:
 
 def bench_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
     """The configs of the epilogue benchmark's rows with `--schedule pingpong` (fused and plain)."""
-    from .epilogue_cases import BENCH_ACTIVATIONS, MLP_SHAPES, SWIGLU_SHAPES, bench_problem
-    from .host import choose_config, choose_epilogue_config
+    from .epilogue_cases import bench_epilogue_configs
 
-    out = []
-    for sms in num_sms:
-        for t, k, n in MLP_SHAPES:
-            p = bench_problem(t, k, n)
-            out.append(choose_config(p, num_sms=sms, variant="pingpong"))
-            out += [choose_epilogue_config(p, {"activation": a, "bias": "n"}, num_sms=sms, variant="pingpong")
-                    for a in BENCH_ACTIVATIONS]
-            out.append(choose_epilogue_config(p, {"activation": "gelu", "bias": "n", "has_aux": True}, num_sms=sms,
-                                              variant="pingpong"))
-        for t, k, n in SWIGLU_SHAPES:
-            p = bench_problem(t, k, n)
-            out.append(choose_config(p, num_sms=sms, variant="pingpong"))
-            out.append(choose_epilogue_config(p, {"activation": "swiglu"}, num_sms=sms, variant="pingpong"))
-    return out
+    return bench_epilogue_configs(num_sms, variant="pingpong")
 
 
 def pingpong_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
