@@ -103,8 +103,9 @@ def test_config_rules_and_names():
     with pytest.raises(ValueError, match=r"tile_n / 2 = 32 columns .* \(tile_n a multiple of 128\)"):
         GemmConfig(activation="swiglu", tile_n=64)
     assert GemmConfig(activation="swiglu", tile_n=64, c_dtype="float32").c_tile_n == 32
-    with pytest.raises(ValueError, match="has_input needs tile_n <= 128"):
-        GemmConfig(has_input=True, tile_n=256)
+    assert GemmConfig(has_input=True, tile_n=256).has_input  # cooperative: an input at every tile N (0 spills)
+    with pytest.raises(ValueError, match=r"has_input with schedule 'pingpong' needs .* <= 64 accumulators"):
+        GemmConfig(has_input=True, tile_m=64, tile_n=256, schedule="pingpong")
 
 
 def test_pre_activation_output_config():

@@ -59,10 +59,7 @@ _KIND_TILES = (
 
 
 def kind_configs() -> list[GemmConfig]:
-    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N >= 2 epi_n, an input at
-    tile N <= MAX_INPUT_TILE_N)."""
-    from .spec import MAX_INPUT_TILE_N
-
+    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N >= 2 epi_n)."""
     out = []
     for base in _KIND_TILES:
         for kind in EPILOGUE_KINDS:
@@ -70,8 +67,6 @@ def kind_configs() -> list[GemmConfig]:
             cfg = GemmConfig(**tile)
             if kind.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
                 tile["tile_n"] = 2 * cfg.epi_n
-            if kind.get("has_input") and cfg.tile_n > MAX_INPUT_TILE_N:
-                tile["tile_n"] = MAX_INPUT_TILE_N
             out.append(GemmConfig(**tile, **kind))
     return out
 
@@ -149,6 +144,16 @@ GPU_CASES = (
     EpilogueCase("relu_odd_aux_f16", "float16", "float16", (127, 201, 72, 1), "relu", "n", "row", aux="padded"),
     EpilogueCase("gelu_m_major_aux_f32", "float16", "float32", (300, 272, 256, 1), "gelu", "n", c_major="m",
                  aux="col_major"),
+    # an input on the wide tiles the cost model picks for larger shapes (128x160, 128x192, 128x256, 64x256 c1x2 on
+    # 132 / 114 SMs), partial tiles along M and N
+    EpilogueCase("gelu_bias_input_wide_bf16", "bfloat16", "bfloat16", (1000, 2050, 512, 1), "gelu", "n", "full"),
+    EpilogueCase("relu_col_input_wide_f16", "float16", "float16", (1500, 3000, 256, 1), "relu", None, "col",
+                 beta=-1.0),
+    EpilogueCase("row_input_batched_wide_aux_bf16", "bfloat16", "bfloat16", (999, 4000, 256, 2), None, "m", "row",
+                 aux="padded"),
+    EpilogueCase("silu_input_alpha_wide_f16", "float16", "float16", (700, 2500, 384, 1), "silu", "n", "full",
+                 alpha=2.0, beta=0.5),
+    EpilogueCase("in_place_wide_bf16", "bfloat16", "bfloat16", (1100, 2304, 512, 1), "gelu_tanh", "n", "out"),
 )
 
 

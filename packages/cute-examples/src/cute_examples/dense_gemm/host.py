@@ -322,10 +322,10 @@ def choose_epilogue_config(
 
     SwiGLU writes tile_n / 2 columns per tile, a whole number of C's 128-byte epilogue rows only where tile N is a
     multiple of 2 row_epi_n (128 for a 16-bit C): another pick is re-chosen at the fastest modelled tile that is;
-    an input addend needs tile N <= 128 (`spec.MAX_INPUT_TILE_N`): a wider pick is re-chosen at 128 (a given tile
-    that breaks either is a ValueError).
+    an input addend on the ping-pong schedule needs at most `spec.MAX_PINGPONG_INPUT_ACC` accumulators per thread
+    (64 x 128): a larger pick is re-chosen at 64 x 128 (a given tile that breaks either is a ValueError).
     """
-    from .spec import MAX_INPUT_TILE_N
+    from .spec import MAX_PINGPONG_INPUT_ACC
 
     cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
     if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.row_epi_n:
@@ -340,14 +340,13 @@ def choose_epilogue_config(
         tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * cfg.row_epi_n, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
-    pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n > 64 * MAX_INPUT_TILE_N
-    if fields.get("has_input") and (cfg.tile_n > MAX_INPUT_TILE_N or pp_wide):
+    pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n // 128 > MAX_PINGPONG_INPUT_ACC
+    if fields.get("has_input") and pp_wide:
         if tile_shape_mnk is not None:
-            if pp_wide:
-                raise ValueError(f"input= with the ping-pong schedule needs a tile of at most 64 x {MAX_INPUT_TILE_N} "
-                                 f"elements, got tile_shape_mnk {tuple(tile_shape_mnk)}")
-            raise ValueError(f"input= needs tile N <= {MAX_INPUT_TILE_N}, got tile_shape_mnk {tuple(tile_shape_mnk)}")
-        tile = (64 if pp_wide else cfg.tile_m, MAX_INPUT_TILE_N, cfg.tile_k)
+            raise ValueError(f"input= with the ping-pong schedule needs a tile of at most "
+                             f"{128 * MAX_PINGPONG_INPUT_ACC} elements (64 x 128), got tile_shape_mnk "
+                             f"{tuple(tile_shape_mnk)}")
+        tile = (64, 128 * MAX_PINGPONG_INPUT_ACC // 64, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     return dataclasses.replace(cfg, **fields)
 

@@ -127,8 +127,9 @@ FP8_C_TILE_N_MULTIPLE = 64
 MAX_PROMOTION_TILE_N = 192
 # the GemmConfig fields of the epilogue and the device scales (what a re-chosen tile keeps)
 EPILOGUE_FIELDS = ("activation", "bias", "has_input", "has_alpha", "has_aux", "scale_a", "scale_b")
-# the widest tile whose consumers hold the input addend's loads next to their accumulators without spilling
-MAX_INPUT_TILE_N = 128
+# the most accumulators per thread of a ping-pong warpgroup that also loads the input addend without spilling (one
+# warpgroup holds the whole tile: 64 x 128); the cooperative tiles take an input at every tile N (0 spills up to 256)
+MAX_PINGPONG_INPUT_ACC = 64
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
 ACC_INITS = ("scale_d", "zero")
@@ -298,11 +299,6 @@ class GemmConfig:
         for f in ("has_input", "has_alpha", "has_aux"):
             if not isinstance(getattr(self, f), bool):
                 raise ValueError(f"{f} must be a bool, got {getattr(self, f)!r}")
-        if self.has_input and self.tile_n > MAX_INPUT_TILE_N:
-            raise ValueError(
-                f"has_input needs tile_n <= {MAX_INPUT_TILE_N} (the addend's loads and addresses spill next to the "
-                f"128 accumulator registers of tile N 256), got tile_n={self.tile_n}"
-            )
         if self.has_aux and self.activation == "swiglu":
             raise ValueError("has_aux (the pre-activation output) is not supported with activation 'swiglu': its "
                              "pre-activation is the (M, N) interleaved gate/up product, twice C's width")
@@ -379,9 +375,9 @@ class GemmConfig:
         if self.tile_m not in PINGPONG_TILE_M:
             raise ValueError(f"schedule 'pingpong' supports tile_m in {PINGPONG_TILE_M} (one 64-row wgmma atom per "
                              f"warpgroup), got tile_m={self.tile_m}")
-        if self.has_input and acc > MAX_INPUT_TILE_N // 2:
+        if self.has_input and acc > MAX_PINGPONG_INPUT_ACC:
             raise ValueError(f"has_input with schedule 'pingpong' needs tile_m * tile_n / 128 <= "
-                             f"{MAX_INPUT_TILE_N // 2} accumulators per thread (the addend's loads spill next to "
+                             f"{MAX_PINGPONG_INPUT_ACC} accumulators per thread (the addend's loads spill next to "
                              f"more), got tile {self.tile_m}x{self.tile_n} ({acc})")
         if self.mma_promotion_interval:
             raise ValueError("schedule 'pingpong' takes no mma_promotion_interval (two accumulators of a whole tile "
