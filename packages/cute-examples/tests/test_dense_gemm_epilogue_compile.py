@@ -32,16 +32,12 @@ CASES = [_ALL[(i % 3) * len(EPILOGUE_KINDS) + i] for i in range(len(EPILOGUE_KIN
 
 def _expected_loads(cfg: GemmConfig) -> dict[int, int]:
     """Predicated ld.global per consumer thread by width: one 2-element bias load per accumulator 8-column group
-    or 2 bias rows, and per pair of input values (64 x c_tile_n values over 128 threads) one 2-element load and
-    two 1-element ones (the view's other forms)."""
-    bits, values = 8 * cfg.c_bytes, 64 * cfg.c_tile_n // 128
+    or 2 bias rows, and one input element per output value (64 x c_tile_n values over 128 threads)."""
+    bits = 8 * cfg.c_bytes
     out = {bits: 0, 2 * bits: 0}
     if cfg.bias == "n":
         out[2 * bits] += cfg.tile_n // 8
-    out[bits] += 2 if cfg.bias == "m" else 0
-    if cfg.has_input:
-        out[2 * bits] += values // 2
-        out[bits] += values
+    out[bits] += (2 if cfg.bias == "m" else 0) + (64 * cfg.c_tile_n // 128 if cfg.has_input else 0)
     return out
 
 

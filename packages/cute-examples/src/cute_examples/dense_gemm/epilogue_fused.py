@@ -11,10 +11,8 @@ pairs or f32 stores) is the plain epilogue's:
   whole tile's pairs are loaded once per unit, with its other values, before the first chunk (one register
   each), so the load latency is paid once, not after every chunk's barrier;
 - bias along M: the thread's two rows, loaded once per work unit;
-- input (the addend): at `input_ptr + row*sm + col*sn + batch*sl` (element strides as run-time parameters:
-  broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy); the thread's two adjacent columns
-  (value pair 2i, 2i+1) are one 2-element load at its row's address plus an immediate when the tensor allows it
-  (sn == 1, the base and sm, sl even in elements: checked once per work unit), else two 1-element loads;
+- input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
+  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
 - every load is predicated on its row/column lying inside the problem (a compare of the columns left in N
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
@@ -157,8 +155,6 @@ class FusedEpilogue:
             self.cols_left = n - self.col_t
         if cfg.has_aux:
             self._init_aux()
-        if cfg.has_input:
-            self._init_input()
         if cfg.bias == "n":
             self.bias_pairs = self._load_bias_pairs()
 
@@ -192,42 +188,6 @@ class FusedEpilogue:
         self.aux_pair = (p.aux_stride_n == 1) & (misaligned == 0)
         self.aux_cols_left = self.n - self.col_t
 
-    def _init_input(self) -> None:
-        """The input addend's per-unit values: the thread's two row addresses, row predicates, the column step in
-        bytes and whether a value pair is one aligned 2-element load (as the pre-activation output's stores)."""
-        p, e = self.p, self.esize
-        self.in_col_bytes = p.input_stride_n * e
-        base = to_i64(self.col_t) * self.in_col_bytes + to_i64(self.batch) * p.input_stride_l * e + p.input_ptr
-        self.in_row: dict[int, Any] = {}
-        self.in_row_ok: dict[int, Any] = {}
-        for h in (0, 1):
-            row = self.row0 + value_coords(self.warp, self.lane, 2 * h)[0]
-            self.in_row[h] = base + to_i64(row) * p.input_stride_m * e
-            self.in_row_ok[h] = row < self.m
-        # pair loads: contiguous along N and 2-element aligned base, row and batch strides (col_t is even)
-        misaligned = (p.input_ptr | (p.input_stride_m | p.input_stride_l) * e) & (2 * e - 1)
-        self.in_pair = (p.input_stride_n == 1) & (misaligned == 0)
-        self.in_cols_left = self.n - self.col_t
-
-    def _addend(self, v: int, loaded: dict) -> ir.Value:
-        """The input addend of accumulator value v (f32): values 2i and 2i + 1 (adjacent columns of one row) are one
-        2-element load at the row's address plus an immediate where the tensor allows it, else two predicated
-        1-element loads (a broadcast or strided view); shared through `loaded` within a chunk."""
-        key = ("input", v // 2)
-        if key not in loaded:
-            cfg = self.cfg
-            h = (v // 2) % 2
-            dcol = value_coords(0, 0, v - v % 2)[1]  # the pair's first column past the thread's (even)
-            row, ok = self.in_row[h], self.in_row_ok[h]
-            lo_in, hi_in = self.in_cols_left > dcol, self.in_cols_left > dcol + 1
-            pair = self.in_pair & ok & hi_in
-            bits = 16 * self.esize
-            plo, phi = S.unpack2(S.ld_global(row + dcol * self.esize, pair, bits), element_type(cfg.epilogue_dtype))
-            elo = _load_f32(cfg, row + self.in_col_bytes * dcol, ok & lo_in & ~pair)
-            ehi = _load_f32(cfg, row + self.in_col_bytes * (dcol + 1), ok & hi_in & ~pair)
-            loaded[key] = (S.select(pair, plo, elo), S.select(pair, phi, ehi))
-        return loaded[key][v % 2]
-
     def _store_aux(self, lo: ir.Value, hi: ir.Value, v: int) -> None:
         """The pre-activation values v (even) and v + 1 (adjacent columns of one row) into the aux tensor."""
         h = (v // 2) % 2
@@ -244,6 +204,8 @@ class FusedEpilogue:
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
         cfg, p = self.cfg, self.p
+        row_in, col_in = value_coords(self.warp, self.lane, v)
+        row, col = self.row0 + row_in, self.col0 + col_in
         dcol = value_coords(0, 0, v)[1]  # the value's column past the thread's first (a Python int)
         bias = None
         if cfg.bias == "m":
@@ -256,7 +218,11 @@ class FusedEpilogue:
         x = S.to_f32(acc)
         if cfg.scaled:
             x = self._scaled(x, v, dcol, col_bias)
-        addend = self._addend(v, col_bias) if cfg.has_input else None
+        addend = None
+        if cfg.has_input:
+            off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * \
+                p.input_stride_l
+            addend = _load_f32(cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
         return em.pre_activation(
             x,
             alpha=p.alpha if cfg.has_alpha else None,
