@@ -221,14 +221,14 @@ def test_the_fp8_choice_runs_near_the_fastest_measured_config():
             assert (cfg.name, splits) in times, (m, n, k, cfg.name, splits)  # every pick was measured
             logs.append(math.log(min(times.values()) / times[(cfg.name, splits)]))
         assert len(logs) == 24
-        # measured: 0.965 without promotion (0.963 on the cooperative schedule: `launch_plan._eight_bit_pingpong`),
-        # 0.991 with it, with k_choice pricing an 8-bit cluster as the choice does
-        # (`choice.cluster_k_tile_us`; without: 0.967 / 0.985: 256 x 4096 x 14336 moves between a 64x128 c2x1 pick
-        # and split-K, either way 12% from the fastest) (over all 36 rows, stale ones included: 0.956 / 0.966 with
-        # an 8-bit cluster's K-tile cost, `choice.CLUSTER_8BIT_K_TILE_US`; without it 0.945 / 0.947 with promotion up
-        # to tile N 192, 0.939 with it capped at 128; 0.932 / 0.931 without tile N 96 and 160, 0.935 / 0.931 before
-        # tile N 192 and the DRAM floor's headroom order)
-        assert math.exp(sum(logs) / len(logs)) >= 0.96, promotion
+        # measured: 0.983 without promotion (0.977 before `k_choice.deepened`, 0.965 with shared K, 0.963 on the
+        # cooperative schedule: `launch_plan._eight_bit_pingpong`), 0.991 with it, with k_choice pricing an 8-bit
+        # cluster as the choice does (`choice.cluster_k_tile_us`; without: 0.967 / 0.985: 256 x 4096 x 14336 moves
+        # between a 64x128 c2x1 pick and split-K, either way 12% from the fastest) (over all 36 rows, stale ones
+        # included: 0.956 / 0.966 with an 8-bit cluster's K-tile cost, `choice.CLUSTER_8BIT_K_TILE_US`; without it 0.945
+        # / 0.947 with promotion up to tile N 192, 0.939 with it capped at 128; 0.932 / 0.931 without tile N 96 and 160,
+        # 0.935 / 0.931 before tile N 192 and the DRAM floor's headroom order)
+        assert math.exp(sum(logs) / len(logs)) >= 0.975, promotion
 
 
 def test_the_decode_choice_runs_near_the_fastest_measured_config():
@@ -262,8 +262,8 @@ def test_the_decode_choice_runs_near_the_fastest_measured_config():
             assert key in times, (dtype, promotion, m, n, k, key)
             logs.append(math.log(min(times.values()) / times[key]))
         assert len(logs) == 24
-        # measured: 0.975 bfloat16, 0.963 E4M3 (0.956 on the cooperative schedule), 0.983 E4M3 with promotion, with
-        # no cluster ranked at M <= SMALL_M
+        # measured: 0.975 bfloat16, 0.998 E4M3 (0.978 with 8 stages, `k_choice.deepened`; 0.963 with shared K; 0.956
+        # on the cooperative schedule), 0.983 E4M3 with promotion, with no cluster ranked at M <= SMALL_M
         # (0.969 bfloat16 with them), k_choice streaming only the rows of A that exist (`min(tile_m, M)`, as the
         # kernel's A box), small_m_min_gain 0.15 (0.12 the same; 0.1 0.969 / 0.940 / 0.961, 0.18 0.961 / 0.962 /
         # 0.986) and the DRAM floor's headroom order at decode-like M too (with the larger tile first there: 0.950
@@ -296,7 +296,9 @@ def test_a_k_tile_streams_the_rows_of_a_that_exist():
 def test_8bit_picks_run_ping_pong_where_the_tile_allows():
     """gemm()'s own 8-bit pick without promotion, with a 16-bit C and data-parallel, runs the ping-pong schedule when
     its tile allows it (the FP8 sweep: a median 0.5-2.8% faster); with promotion, an 8-bit C, a given tile, shared K
-    or a tile over ping-pong's accumulator limit it stays cooperative."""
+    or a tile over ping-pong's accumulator or shared-memory limits it stays cooperative."""
+    import dataclasses
+
     from cute_examples.dense_gemm.launch_plan import plan_config
 
     scales = {"scale_a": "tensor", "scale_b": "tensor"}
@@ -309,10 +311,54 @@ def test_8bit_picks_run_ping_pong_where_the_tile_allows():
     for m, n, k in ((64, 6144, 4096), (128, 4096, 4096), (512, 4096, 4096), (1024, 1024, 1024), (8192, 8192, 8192),
                     (128, 4096, 14336), (1, 4096, 14336)):
         cfg, splits = pick(m, n, k)
-        fits = cfg.tile_m * cfg.tile_n // 128 <= 128 and not cfg.shares_k
+        try:  # the pick's cooperative form on ping-pong: within its accumulator limit and shared memory
+            dataclasses.replace(dataclasses.replace(cfg, schedule="cooperative"), schedule="pingpong")
+            fits = not cfg.shares_k
+        except ValueError:
+            fits = False
         assert cfg.pingpong == fits, (m, n, k, cfg.name)
         seen.add(cfg.pingpong)
         assert not pick(m, n, k, promotion=4)[0].pingpong
         assert not pick(m, n, k, c="float8_e4m3fn")[0].pingpong
     assert seen == {True, False}
     assert not pick(512, 4096, 4096, tile=(128, 128, 128))[0].pingpong
+
+
+def test_8bit_without_promotion_stays_data_parallel():
+    """k_choice keeps 8-bit operands without promotion data-parallel (every shape of the decode and FP8 sweeps ran
+    its fastest shared-K config 0-44% slower than its fastest data-parallel one); with promotion it may split."""
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    scales = {"scale_a": "tensor", "scale_b": "tensor"}
+    for m, n, k in ((1, 4096, 14336), (64, 4096, 4096), (128, 4096, 14336), (512, 4096, 14336), (16, 8192, 8192)):
+        shape = GemmShape(m, n, k, 1, ab_dtype="float8_e4m3fn", c_dtype="bfloat16", a_major="k", b_major="k",
+                          c_major="n")
+        cfg, splits = plan_config(shape, ("bfloat16", "float32", None, None, None, 0), scales, 132)
+        assert not cfg.shares_k and splits == 1, (m, n, k, cfg.name)
+    promoted, _ = plan_config(GemmShape(16, 4096, 14336, 1, ab_dtype="float8_e4m3fn", c_dtype="bfloat16"),
+                              ("bfloat16", "float32", None, None, None, 4), scales, 132)
+    assert promoted.shares_k, promoted.name
+
+
+def test_a_half_empty_64x64_launch_at_long_k_runs_deep_stages():
+    """`k_choice.deepened`: a data-parallel 64x64 launch without a cluster whose units fill at most half the SMs and
+    whose K has DEEP_MIN_K_TILES tiles or more gets the deepest pipeline that fits (up to DEEP_STAGES); fuller
+    grids, shorter K, other tiles, clusters and given stages keep theirs."""
+    import dataclasses
+
+    from cute_examples.dense_gemm.k_choice import DEEP_MIN_K_TILES, DEEP_STAGES, deepened
+    from cute_examples.dense_gemm.spec import GemmConfig
+
+    cfg = GemmConfig(a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", c_dtype="bfloat16", tile_m=64, tile_n=64,
+                     tile_k=128)
+    long_k = DEEP_MIN_K_TILES * 128
+    deep = deepened(GemmShape(64, 4096, long_k), cfg, 132)  # 64 units on 132 SMs
+    assert cfg.num_stages == 8 and 8 < deep.num_stages <= DEEP_STAGES and deep.stages == deep.num_stages
+    assert deepened(GemmShape(64, 4096, long_k - 128), cfg, 132) is cfg  # one K tile short
+    assert deepened(GemmShape(128, 4096, long_k), cfg, 132) is cfg  # 128 units: more than half the SMs
+    assert deepened(GemmShape(64, 4096, long_k), dataclasses.replace(cfg, cluster_m=2), 132).stages is None
+    assert deepened(GemmShape(64, 4096, long_k), dataclasses.replace(cfg, stages=6), 132).stages == 6
+    wide = dataclasses.replace(cfg, tile_n=128)
+    assert deepened(GemmShape(64, 4096, long_k), wide, 132) is wide
+    bf16 = GemmConfig(a_dtype="bfloat16", b_dtype="bfloat16", c_dtype="bfloat16", tile_m=64, tile_n=64)
+    assert deepened(GemmShape(1, 4096, 14336, ab_dtype="bfloat16", c_dtype="bfloat16"), bf16, 132).num_stages > 8

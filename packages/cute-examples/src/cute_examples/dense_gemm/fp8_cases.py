@@ -129,14 +129,15 @@ def allow_copy_call() -> GemmCall:
 
 
 def decomposed_calls() -> list[GemmCall]:
-    """gemm() calls whose free choice splits K on an H100/H200 (k_choice: the scaled kernel's split form): decode
-    rows (bfloat16 C, with and without promotion, rowwise scales) and an E4M3 C with promotion at M = 128."""
+    """gemm() calls whose free choice splits K on an H100/H200 (k_choice: the scaled kernel's split form; 8-bit
+    inputs without promotion stay data-parallel): decode rows with promotion (bfloat16 C, per-tensor and rowwise
+    scales) and an E4M3 C with promotion at M = 128."""
     e4m3 = E4M3
     return [
         GemmCall((16, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="tensor",
                  scale_b="tensor", promotion=4),
-        GemmCall((1, 4096, 8192), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="m",
-                 scale_b="n"),
+        GemmCall((32, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="m",
+                 scale_b="n", promotion=4),
         GemmCall((128, 4096, 14336), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype=e4m3, scale_a="tensor",
                  scale_b="tensor", promotion=4),
     ]

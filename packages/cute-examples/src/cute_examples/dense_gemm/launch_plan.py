@@ -511,14 +511,15 @@ def _loadable(cfg: Any, cc: tuple[int, int], device: int) -> bool:
 
 
 def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], bool]) -> tuple[Any, int]:
-    """(config, split-K parts): k_choice's pick for the problem when its kernel is loadable, else (cfg, 1)."""
+    """(config, split-K parts): k_choice's pick for the problem (a shared-K kind, or the data-parallel config with a
+    deeper pipeline, `k_choice.deepened`) when its kernel is loadable, else (cfg, 1)."""
     from ..config import gemm_decompose
     from .k_choice import decomposed_config
 
     if not gemm_decompose():
         return cfg, 1
     dcfg, choice = decomposed_config(problem, cfg, num_sms)
-    if not dcfg.shares_k or not loadable(dcfg):
+    if dcfg is cfg or not loadable(dcfg):
         return cfg, 1
     return dcfg, choice.splits
 
