@@ -1,6 +1,6 @@
 """The FP8 GEMM benchmark: ours against torch._scaled_mm (cuBLASLt) on identical tensors and scales, one process.
 
-    python -m cute_examples.dense_gemm.bench_fp8 [--iterations 30] [--bundle DIR]
+    python -m cute_examples.dense_gemm.bench_fp8 [--iterations 30] [--suite quick|full] [--bundle DIR]
 
 E4M3 A (M, K) row-major and B = W^T of a row-major E4M3 W (N, K) (both K-major, as _scaled_mm takes them),
 bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense_gemm_scaled` kernel, or
@@ -10,11 +10,11 @@ bfloat16 C, the same per-tensor float32 device scales for both (ours: the `dense
 `use_fast_accum=False`, ours without against `use_fast_accum=True`, and an E4M3 C (`satfinite(D * out_scale)`, ours
 also writing amax) against `_scaled_mm(..., out_dtype=float8_e4m3fn, scale_result=out_scale, use_fast_accum=False)`,
 both with promotion and the same float32 device out_scale (`OUT_SCALE`, 1: see its comment). Each of ours is first
-checked against _scaled_mm's accurate result. Shapes: 8192^3 and the quick model suite's shapes with M >= 128 (K
-and N multiples of 16, _scaled_mm's rule); the last rows are the geometric mean of each pairing, over the graph
-ratio where a row has one (what a decode step replaying a graph sees) and over the back-to-back ratio. The configs
-are the ones gemm() picks (`launch_plan.plan_config`: tile N capped at 128 with promotion, split-K / stream-K where
-k_choice models them faster), all in the AOT bundle (`fp8_bench_configs`).
+checked against _scaled_mm's accurate result. Shapes: 8192^3 and the quick (`--suite full`: the full) model suite's
+shapes with M >= 128 (K and N multiples of 16, _scaled_mm's rule); the last rows are the geometric mean of each
+pairing, over the graph ratio where a row has one (what a decode step replaying a graph sees) and over the
+back-to-back ratio. The configs are the ones gemm() picks (`launch_plan.plan_config`: tile N capped at 128 with
+promotion, split-K / stream-K where k_choice models them faster), all in the AOT bundle (`fp8_bench_configs`).
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from ..cli import Parser, add_bundle_flag, make_parser, number, option
 from .bench_run import geomean, no_gpu_ends
 from .spec import FP8_DTYPES, GemmConfig
 
-__all__ = ["PROMOTION_INTERVAL", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows", "main",
-           "scaled_extra"]
+__all__ = ["PROMOTION_INTERVAL", "SUITES", "fp8_bench_configs", "fp8_bench_shapes", "fp8_row_configs", "fp8_rows",
+           "main", "scaled_extra"]
 
 PROMOTION_INTERVAL = 4  # every K-tile (CUTLASS's and CuTeDSL's default)
 C_DTYPE = "bfloat16"
@@ -37,12 +37,18 @@ OUT_SCALE = 1.0  # the E4M3 C rows' out_scale: torch 2.11's _scaled_mm left its 
 # scale_result on an H200 (a normwise difference of 1.0 from ours at 2.0), so both run unscaled
 
 
-def fp8_bench_shapes() -> list[tuple[int, int, int, int]]:
-    """(M, N, K, 1) of the rows: 8192^3 and the quick suite's 2-D shapes with M >= 128, K and N multiples of 16."""
+SUITES = ("quick", "full")
+
+
+def fp8_bench_shapes(suite_name: str = "quick") -> list[tuple[int, int, int, int]]:
+    """(M, N, K, 1) of the rows: 8192^3 and the quick (or full) model suite's 2-D shapes with M >= 128, K and N
+    multiples of 16."""
     from .bench_models import suite
 
+    if suite_name not in SUITES:
+        raise ValueError(f"suite must be one of {SUITES}, got {suite_name!r}")
     out = [(8192, 8192, 8192, 1)]
-    for s in suite(quick=True):
+    for s in suite(quick=suite_name == "quick"):
         if s.m >= 128 and s.l == 1 and s.k % 16 == 0 and s.n % 16 == 0 and (s.m, s.n, s.k, 1) not in out:
             out.append((s.m, s.n, s.k, 1))
     return out
@@ -69,7 +75,8 @@ def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> list[tuple
 
 def fp8_bench_configs(num_sms: Sequence[int] = (132, 114)) -> list[GemmConfig]:
     """Every config of the rows for GPUs of these SM counts (the AOT bundle's)."""
-    return [cfg for sms in num_sms for mnkl in fp8_bench_shapes() for cfg, _ in fp8_row_configs(mnkl, sms)]
+    return [cfg for sms in num_sms for name in SUITES for mnkl in fp8_bench_shapes(name)
+            for cfg, _ in fp8_row_configs(mnkl, sms)]
 
 
 def scaled_extra(scale_a: Any, scale_b: Any, out: tuple = (0, 0, 1.0)) -> tuple:
@@ -91,9 +98,9 @@ def _timed(ours: Any, theirs: Any, iterations: int) -> tuple[float, float, str, 
     return t_ours, t_theirs, cells, g_theirs / g_ours
 
 
-def fp8_rows(iterations: int) -> list[str]:
-    """One row per (shape, pairing): config, schedule, TFLOP/s of ours and _scaled_mm, their ratio (and inside CUDA
-    graphs for short rows); then the geomeans."""
+def fp8_rows(iterations: int, suite_name: str = "quick") -> list[str]:
+    """One row per (shape, pairing) of `fp8_bench_shapes(suite_name)`: config, schedule, TFLOP/s of ours and
+    _scaled_mm, their ratio (and inside CUDA graphs for short rows); then the geomeans."""
     import torch
     from cute_runtime import device_properties
 
@@ -104,7 +111,7 @@ def fp8_rows(iterations: int) -> list[str]:
     rows = []
     ratios: dict[Any, list] = {True: [], False: [], "e4m3": []}
     eager: dict[Any, list] = {True: [], False: [], "e4m3": []}
-    for mnkl in fp8_bench_shapes():
+    for mnkl in fp8_bench_shapes(suite_name):
         m, n, k, _ = mnkl
         torch.manual_seed(0)
         a = torch.randn(m, k, device="cuda").to(torch.float8_e4m3fn)
@@ -176,6 +183,8 @@ def parser() -> Parser:
     ])
     option(p, "--iterations", type=number(int, 8), default=20, example="30", metavar="N",
            help="timed calls per measurement (>= 8)")
+    option(p, "--suite", choices=SUITES, default="quick", example="full",
+           help="the model suite whose shapes of M >= 128 the rows take (full: 38 shapes, minutes on an H200)")
     add_bundle_flag(p)
     return p
 
@@ -185,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(sys.argv[1:] if argv is None else argv)
     if no_gpu_ends(args, "nothing (the benchmark only runs on a GPU)", "every row"):
         return 0
-    for row in fp8_rows(args.iterations):
+    for row in fp8_rows(args.iterations, args.suite):
         print(row)
     return 0
 
