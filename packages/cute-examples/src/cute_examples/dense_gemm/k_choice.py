@@ -199,6 +199,11 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
         # 8-bit operands without promotion stay data-parallel: on the H200 decode and FP8 sweeps the fastest shared-K
         # config of every shape of M 1..512 ran 0-44% slower than the fastest data-parallel one (a median 13%)
         return deepened(shape, dp_cfg, num_sms), dp
+    deep = deepened(shape, dp_cfg, num_sms)
+    if deep is not dp_cfg and not dp_cfg.mma_promotion_interval:
+        # a deep-pipeline data-parallel launch beat the fastest shared-K config on every such row of the sweeps
+        # (bfloat16 1..64 x 4096 x 14336 and 48 x 4096 x 11008: 3-5%); with promotion split-K stays 4-5% ahead
+        return deep, dp
     small = shape.m <= SMALL_M
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
     best_cfg, best = dp_cfg, dp
