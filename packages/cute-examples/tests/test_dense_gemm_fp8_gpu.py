@@ -137,12 +137,18 @@ def test_fp8_allow_copy_transposes_on_the_device():
     assert float((out.double() - ref).norm() / ref.norm()) <= TOLERANCE[call.c_name]
 
 
+# gemm()'s free choices the tests run, with what the pick has on an H100/H200 (132 / 114 SMs): shared K
+# (`decomposed_calls`: the scaled kernel's split form) or the ping-pong schedule (`pingpong_calls`)
+FREE_CHOICE_CALLS = [(c, "shares_k") for c in decomposed_calls()] + [(c, "pingpong") for c in pingpong_calls()]
+
+
 @requires_sm90
-@pytest.mark.parametrize("call", decomposed_calls(), ids=_label)
-def test_fp8_gemm_runs_the_chosen_split_k(call):
-    """gemm()'s free choice for FP8 with device scales may split K (the scaled kernel's split form): the plan runs
-    `plan_config`'s pick for this GPU's SM count, and the result matches float64 of the operands times the scales
-    (an E4M3 C: clamped to +-448, within its rounding)."""
+@pytest.mark.parametrize(("call", "trait"), FREE_CHOICE_CALLS, ids=lambda x: x if isinstance(x, str) else _label(x))
+def test_fp8_gemm_runs_the_chosen_config(call, trait):
+    """gemm()'s free choice for FP8 with device scales may split K (the scaled kernel's split form) or run the
+    ping-pong schedule: the plan runs `plan_config`'s pick for this GPU's SM count, which has `trait` on an H100/H200,
+    and the result matches float64 of the operands times the scales (an E4M3 C: clamped to +-448, within its
+    rounding)."""
     from cute_examples.dense_gemm import gemm
     from cute_examples.dense_gemm.launch_plan import plans
     from cute_examples.dense_gemm.spec import TOLERANCE as C_TOLERANCE
@@ -159,38 +165,10 @@ def test_fp8_gemm_runs_the_chosen_split_k(call):
     torch.cuda.synchronize()
     ran = [p.config for p in plans.table().values()]
     assert [c.name for c in ran] == [want.name], (ran, want.name)
-    if sms in (132, 114):  # the SM counts the bundle's picks were made for: each of these splits K there
-        assert want.shares_k, want.name
+    if sms in (132, 114):  # the SM counts the bundle's picks were made for
+        assert getattr(want, trait), (trait, want.name)
     ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
     if call.c_dtype == "float8_e4m3fn":
         ref = ref.clamp(-448, 448)
     err = float((out.double() - ref).norm() / ref.norm())
-    assert err <= C_TOLERANCE[call.c_dtype], f"{_label(call)} {want.name}: error {err:.3e}"
-
-
-@requires_sm90
-@pytest.mark.parametrize("call", pingpong_calls(), ids=_label)
-def test_fp8_gemm_runs_the_chosen_ping_pong(call):
-    """gemm()'s free choice for 8-bit inputs without promotion runs the ping-pong schedule where the tile allows it:
-    the plan runs `plan_config`'s pick for this GPU's SM count (ping-pong on an H100/H200), and the result matches
-    float64 of the operands times the device scales."""
-    from cute_examples.dense_gemm import gemm
-    from cute_examples.dense_gemm.launch_plan import plans
-    from cute_runtime import device_properties
-
-    sms = device_properties(torch.cuda.current_device()).sm_count
-    want = call.configs([sms])[0]
-    a, b = _operands(call)
-    shapes = call.shapes()
-    sa = torch.rand(shapes["scale_a"], device="cuda") + 0.5
-    sb = torch.rand(shapes["scale_b"], device="cuda") + 0.5
-    plans.table().clear()
-    out = gemm(a, b, **call.keywords(scale_a=sa, scale_b=sb))
-    torch.cuda.synchronize()
-    ran = [p.config for p in plans.table().values()]
-    assert [c.name for c in ran] == [want.name], (ran, want.name)
-    if sms in (132, 114):  # the SM counts the bundle's picks were made for: each of these runs ping-pong there
-        assert want.pingpong, want.name
-    ref = torch.matmul(a.double(), b.double()) * sa.double() * sb.double()
-    err = float((out.double() - ref).norm() / ref.norm())
-    assert err <= TOLERANCE[call.c_name], f"{_label(call)}: error {err:.3e}"
+    assert err <= C_TOLERANCE[call.c_name], f"{_label(call)} {want.name}: error {err:.3e}"
