@@ -119,3 +119,21 @@ def test_k_choice_prices_an_8bit_cluster_as_the_choice_does():
     t8 = estimate_us(GemmShape(512, 4096, 128 * k_tiles), fp8, 132, "data_parallel")
     t16 = estimate_us(GemmShape(512, 4096, 64 * k_tiles), half, 132, "data_parallel")
     assert t8 - t16 == pytest.approx(rounds * k_tiles * 2 * CLUSTER_8BIT_K_TILE_US)
+
+
+def test_a_single_round_with_a_partial_row_of_tiles_runs_a_cluster():
+    """`PARTIAL_M_ROUND_COST`: a single-round launch whose last row of tiles is partial (M not a multiple of tile M)
+    goes to a cluster of its tile (the recorded sweep: 5-27% faster there); full rows of tiles and launches of several
+    rounds keep the cluster-less pick."""
+    from cute_examples.dense_gemm.choice import PARTIAL_M_ROUND_COST, choose_tile_cluster, estimate_us
+
+    def pick(m, n, k):  # noqa: ANN001, ANN202
+        return choose_tile_cluster(GemmShape(m, n, k, 1, "bfloat16", "bfloat16"))
+
+    assert PARTIAL_M_ROUND_COST > 0
+    assert pick(160, 12288, 4096) == ((128, 192), (2, 1)) and pick(256, 12288, 4096) == ((128, 192), (1, 1))
+    assert pick(1337, 2056, 1000)[1] != (1, 1) and pick(1280, 2056, 1000)[1] == (1, 1)
+    assert pick(4097, 4104, 4096)[1] == (1, 1)  # 726 units: several rounds
+    # the term itself: the partial row's launch costs more per K tile than the full one of the same tile and rounds
+    partial, full = GemmShape(160, 12288, 4096), GemmShape(256, 12288, 4096)
+    assert estimate_us(partial, (128, 192), (1, 1)) > estimate_us(full, (128, 192), (1, 1))

@@ -8,6 +8,7 @@ and of B, 128 bytes each, at a per-SM load rate; a cluster's multicast divides B
 by cluster_n). Partial tiles cost as much as full ones; no launch beats the DRAM time of its operands and
 output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded byte): there a cluster's
 multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`).
+A single-round launch without a cluster whose last row of tiles is partial pays `PARTIAL_M_ROUND_COST` per K tile.
 With 8-bit operands a cluster also costs each K tile `CLUSTER_8BIT_K_TILE_US` (measured on the H200 FP8 sweep,
 `data/fp8_sweep_h200.json`: without a cluster every tile ran a median 2-14% faster than with one, where 16-bit
 operands gain on L2-bound rows).
@@ -41,6 +42,7 @@ __all__ = [
     "CLUSTER_8BIT_K_TILE_US",
     "CLUSTER_COST",
     "GemmShape",
+    "PARTIAL_M_ROUND_COST",
     "TILE_EFFICIENCY",
     "choose_tile_cluster",
     "cluster_k_tile_us",
@@ -74,6 +76,13 @@ CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bo
 # the FP8 choice's measured geomean 0.945 / 0.946 without / with promotion, decode 0.928 / 0.955, rose to 0.956 /
 # 0.966 and 0.939 / 0.967 with it)
 CLUSTER_8BIT_K_TILE_US = 0.05
+# what a single-round launch without a cluster adds to each K tile when its last row of tiles is partial (M not a
+# multiple of tile M), as a fraction of the K tile: those CTAs' A boxes fill out-of-bound rows and set the launch's
+# length; a cluster's partner shares their B loads (H200 config sweep: the 16-bit pick on its 55 rows of M >= 64
+# 0.956 -> 0.969 of the fastest config, 0.05..0.3 the same: 200 x 8192 x 2048, 400 x 4096 x 4096, 160 x 12288 x
+# 4096, 333 x 7000 x 3000, 1337 x 2056 x 1000 5-27% faster, 600 x 6000 x 6000 9% slower; over launches of several
+# rounds it lost as often as it won)
+PARTIAL_M_ROUND_COST = 0.1
 _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per SM
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
@@ -139,7 +148,10 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
     sync = cluster_k_tile_us(shape.ab_dtype, cluster, 64)
-    return rounds * (k_tiles * (max(wgmma, loads) + sync) + epilogue + _FIXED_US)
+    k_tile = max(wgmma, loads)
+    if cm * cn == 1 and rounds == 1 and tiles_m > 1 and shape.m % tm:
+        sync += PARTIAL_M_ROUND_COST * k_tile  # a partial last row of tiles on the launch's critical path
+    return rounds * (k_tiles * (k_tile + sync) + epilogue + _FIXED_US)
 
 
 def cluster_k_tile_us(ab_dtype: str, cluster: tuple[int, int], tile_k: int) -> float:
