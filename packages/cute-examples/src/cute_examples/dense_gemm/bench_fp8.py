@@ -75,8 +75,8 @@ def fp8_row_configs(mnkl: tuple[int, int, int, int], num_sms: int) -> list[tuple
 
 def fp8_bench_configs(num_sms: Sequence[int] = (132, 114)) -> list[GemmConfig]:
     """Every config of the rows for GPUs of these SM counts (the AOT bundle's)."""
-    return [cfg for sms in num_sms for name in SUITES for mnkl in fp8_bench_shapes(name)
-            for cfg, _ in fp8_row_configs(mnkl, sms)]
+    shapes = dict.fromkeys(mnkl for name in SUITES for mnkl in fp8_bench_shapes(name))  # quick's are full's too
+    return [cfg for sms in num_sms for mnkl in shapes for cfg, _ in fp8_row_configs(mnkl, sms)]
 
 
 def scaled_extra(scale_a: Any, scale_b: Any, out: tuple = (0, 0, 1.0)) -> tuple:

@@ -147,11 +147,13 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
-    sync = cluster_k_tile_us(shape.ab_dtype, cluster, 64)
     k_tile = max(wgmma, loads)
+    # what the launch adds to each K tile: an 8-bit cluster's synchronisation, or a partial last row of tiles on a
+    # single-round launch's critical path
+    added = cluster_k_tile_us(shape.ab_dtype, cluster, 64)
     if cm * cn == 1 and rounds == 1 and tiles_m > 1 and shape.m % tm:
-        sync += PARTIAL_M_ROUND_COST * k_tile  # a partial last row of tiles on the launch's critical path
-    return rounds * (k_tiles * (k_tile + sync) + epilogue + _FIXED_US)
+        added += PARTIAL_M_ROUND_COST * k_tile
+    return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US)
 
 
 def cluster_k_tile_us(ab_dtype: str, cluster: tuple[int, int], tile_k: int) -> float:

@@ -193,16 +193,14 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
+    deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
     if (dp_cfg.fused and not dp_cfg.scaled) or dp_cfg.acc_dtype != "float32":
-        return deepened(shape, dp_cfg, num_sms), dp  # (a fused 16-bit epilogue has no split kernel; the scaled one has)
-    if dp_cfg.ab_bytes == 1 and not dp_cfg.mma_promotion_interval:
-        # 8-bit operands without promotion stay data-parallel: on the H200 decode and FP8 sweeps the fastest shared-K
-        # config of every shape of M 1..512 ran 0-44% slower than the fastest data-parallel one (a median 13%)
-        return deepened(shape, dp_cfg, num_sms), dp
-    deep = deepened(shape, dp_cfg, num_sms)
-    if deep is not dp_cfg and not dp_cfg.mma_promotion_interval:
-        # a deep-pipeline data-parallel launch beat the fastest shared-K config on every such row of the sweeps
-        # (bfloat16 1..64 x 4096 x 14336 and 48 x 4096 x 11008: 3-5%); with promotion split-K stays 4-5% ahead
+        return deep, dp  # (a fused 16-bit epilogue has no split kernel; the scaled one has)
+    if not dp_cfg.mma_promotion_interval and (dp_cfg.ab_bytes == 1 or deep is not dp_cfg):
+        # without promotion, 8-bit operands stay data-parallel (on the H200 decode and FP8 sweeps the fastest shared-K
+        # config of every shape of M 1..512 ran 0-44% slower than the fastest data-parallel one, a median 13%), and
+        # so does a deep-pipeline launch (it beat the fastest shared-K config on every such row of the sweeps:
+        # bfloat16 1..64 x 4096 x 14336 and 48 x 4096 x 11008, 3-5%); with promotion split-K stays 4-5% ahead there
         return deep, dp
     small = shape.m <= SMALL_M
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
@@ -219,7 +217,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
     if best.us < dp.us * (1 - _min_gain(shape, cal)):
         return best_cfg, best
-    return deepened(shape, dp_cfg, num_sms), dp
+    return deep, dp
 
 
 def deepened(shape: Any, cfg: GemmConfig, num_sms: int) -> GemmConfig:
