@@ -30,10 +30,30 @@ def test_pick_is_close_to_the_fastest_measured_config():
         worst = min(worst or (r, ""), (r, f"{dtype} {m}x{n}x{k}: picked {pick}"))
     geo = math.exp(sum(map(math.log, regrets)) / len(regrets))
     assert len(regrets) >= 50
+    # 0.980 with the tile N 160 refit (0.983 before; the random sweep's pick 0.919 -> 0.936, the test below);
     # 0.973 on the sweep with tile N 96, 160 and 192 (0.968 without 96 and 160; 0.979 on the sweep with 192 only,
     # 0.927 there without it and the DRAM floor's headroom order); a model change that loses this shows here
     assert geo >= 0.97, (geo, worst)
     assert worst[0] >= 0.7, worst
+
+
+def test_pick_on_random_shapes_is_close_to_the_fastest_measured_config():
+    """The same on shapes the constants before the tile N 160 refit never saw (tests/data/random_sweep_h200.json: 88
+    random shapes and 13 whose last row of M tiles is partial, every data-parallel config measured on an H200; the
+    refit saw the first 61, the last 40 were measured after it)."""
+    with open(os.path.join(os.path.dirname(__file__), "data", "random_sweep_h200.json")) as f:
+        rows = json.load(f)["rows"]
+    measured: dict = {}
+    for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
+        measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    logs = []
+    for (dtype, m, n, k), times in measured.items():
+        pick = rank_configs(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype))[0]
+        logs.append(math.log(min(times.values()) / times[pick]))
+    assert len(logs) == 101
+    # 0.936 (0.919 before the refit: 128x160 0.94 -> 0.99, 64x160 0.60 -> 0.75; 8-bit operands keep 64x160 at 0.60);
+    # on the 40 shapes measured after it 0.921 (0.916 before)
+    assert math.exp(sum(logs) / len(logs)) >= 0.93
 
 
 def test_clusters_pay_where_loads_bind_and_cost_where_compute_does():
@@ -132,7 +152,12 @@ def test_a_single_round_with_a_partial_row_of_tiles_runs_a_cluster():
 
     assert PARTIAL_M_ROUND_COST > 0
     assert pick(160, 12288, 4096) == ((128, 192), (2, 1)) and pick(256, 12288, 4096) == ((128, 192), (1, 1))
-    assert pick(1337, 2056, 1000)[1] != (1, 1) and pick(1280, 2056, 1000)[1] == (1, 1)
+    assert pick(1337, 2056, 1000)[1] != (1, 1)
+
+    def wide(m, cluster):  # noqa: ANN001, ANN202 - the 128x192 tile's estimate at M x 2056 x 1000
+        return estimate_us(GemmShape(m, 2056, 1000, 1, "bfloat16", "bfloat16"), (128, 192), cluster)
+
+    assert wide(1337, (2, 1)) < wide(1337, (1, 1)) and wide(1280, (1, 1)) < wide(1280, (2, 1))
     assert pick(4097, 4104, 4096)[1] == (1, 1)  # 726 units: several rounds
     # the term itself: the partial row's launch costs more per K tile than the full one of the same tile and rounds
     partial, full = GemmShape(160, 12288, 4096), GemmShape(256, 12288, 4096)

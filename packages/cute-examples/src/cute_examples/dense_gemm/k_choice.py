@@ -74,7 +74,7 @@ class KChoice:
 
 
 def _k_tile_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
-    eff = tile_efficiency((cfg.tile_m, cfg.tile_n), cfg.mma_promotion_interval > 0)
+    eff = tile_efficiency((cfg.tile_m, cfg.tile_n), cfg.mma_promotion_interval > 0, cfg.ab_bytes == 1)
     # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
     compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
     sync = cluster_k_tile_us(cfg.a_dtype, (cfg.cluster_m, cfg.cluster_n), cfg.tile_k)  # as choice prices it
