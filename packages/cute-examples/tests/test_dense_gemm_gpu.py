@@ -136,6 +136,32 @@ def test_batched(index):
 
 
 @requires_sm90
+@pytest.mark.parametrize("cfg", tile_cluster_configs(), ids=lambda c: c.name)
+def test_edge_tiles_write_what_their_neighbours_do(cfg):
+    """`GemmConfig.clamped_edges`: an edge tile shifted back inside M and N writes rows and columns its neighbours
+    also write; every launch leaves the same bits there, those of the same rows and columns computed as interior
+    tiles of a padded problem."""
+    from cute_examples.dense_gemm import gemm
+
+    m, n, k = 400, 1000, 512
+    tm, tn = cfg.tile_m, cfg.tile_n
+    pm, pn = -(-m // tm) * tm + tm, -(-n // tn) * tn + tn  # padded: the same rows and columns in interior tiles
+    ab = _tdt(cfg.a_dtype)
+    torch.manual_seed(0)
+    a_pad = torch.randn(pm, k, dtype=ab, device="cuda")
+    w_pad = torch.randn(pn, k, dtype=ab, device="cuda")
+    a, b = a_pad[:m], w_pad[:n].t()
+    opts = dict(acc_dtype=cfg.acc_dtype, tile_shape_mnk=(tm, tn, cfg.tile_k),
+                cluster_shape_mn=(cfg.cluster_m, cfg.cluster_n))
+    c_dtype = _tdt(cfg.c_dtype)
+    runs = [gemm(a, b, torch.full((m, n), float("nan"), dtype=c_dtype, device="cuda"), **opts) for _ in range(3)]
+    padded = gemm(a_pad, w_pad.t(), torch.empty(pm, pn, dtype=c_dtype, device="cuda"), **opts)
+    torch.cuda.synchronize()
+    for c in runs:
+        assert torch.equal(c, padded[:m, :n]), f"{cfg.name}: an edge tile wrote other bits than an interior tile"
+
+
+@requires_sm90
 def test_default_output_is_allocated_padded():
     from cute_examples.dense_gemm import gemm
 

@@ -118,11 +118,11 @@ class FusedEpilogue:
     """One consumer thread's epilogue of one work unit: the row/column origin, the row bias, the loads."""
 
     def __init__(self, cfg: GemmConfig, params: FusedParams, m: Any, n: Any, g: Any, warp: Any, lane: Any,
-                 tile_m: Any, tile_n: Any, batch: Any) -> None:
+                 tile_row0: Any, tile_col0: Any, batch: Any) -> None:
         self.cfg, self.p = cfg, params
         self.m, self.n, self.warp, self.lane = m, n, warp, lane
-        self.row0 = tile_m * cfg.tile_m + g * 64  # the warpgroup's first row
-        self.col0 = tile_n * cfg.tile_n  # the tile's first accumulator column
+        self.row0 = tile_row0 + g * 64  # the warpgroup's first row (the tile's from `kernel._tile_origins`)
+        self.col0 = tile_col0  # the tile's first accumulator column
         self.batch = batch
         self.esize = DTYPE_BYTES[cfg.epilogue_dtype]
         self.row_bias: dict[int, ir.Value] = {}

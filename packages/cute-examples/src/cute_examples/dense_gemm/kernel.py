@@ -105,6 +105,33 @@ _LAUNCH_SHAPE = dict(
 )
 
 
+EDGE_ALIGN = 16  # elements: where a clamped edge tile's origin must be aligned, a multiple of this (16 bytes of 8-bit)
+
+
+def _tile_origins(cfg: GemmConfig, sched: Any, wu: Any) -> tuple[Any, Any]:
+    """The first row and first accumulator column of work unit `wu`'s CTA tile: tile index x tile size, or for an
+    edge tile that would cross M (N) the last whole tile inside the problem, `extent - tile` (`GemmConfig.
+    clamped_edges`). Along a mode that is contiguous in A, B or C (a TMA coordinate there must stay 16-byte
+    aligned: an unaligned one faulted) or that indexes an epilogue vector (bias, row scales: vector loads), only
+    where `extent - tile` is a multiple of `EDGE_ALIGN`."""
+    from cute_ir.hopper.scheduler import IR_OPS
+
+    def origin(idx: Any, size: int, extent: Any, clamp: bool, aligned: bool) -> Any:
+        start = idx * size
+        if not clamp:
+            return start
+        last = extent - size
+        shifted = IR_OPS.min(start, last)
+        if aligned:
+            shifted = IR_OPS.select(last % EDGE_ALIGN == 0, shifted, start)
+        return IR_OPS.select(extent >= size, shifted, start)
+
+    clamp_m, clamp_n = cfg.clamped_edges
+    aligned_m = cfg.a_major == "m" or cfg.c_major == "m" or cfg.bias == "m" or cfg.scale_a not in (None, "tensor")
+    return (origin(wu.m, cfg.tile_m, sched.m, clamp_m, aligned_m),
+            origin(wu.n, cfg.tile_n, sched.n, clamp_n, True))
+
+
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001
     """TMA loads of this CTA's share of one operand stage (boxes distributed over the multicast group)."""
     from cute_ir import hopper as H
@@ -445,7 +472,8 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m) -> None
 
         def unit_body(u: Int, count: Any = None) -> list:
             wu = sched.work_unit(u)
-            tile_m, tile_n, batch = wu.m, wu.n, wu.l
+            row0, col0 = _tile_origins(cfg, sched, wu)
+            batch = wu.l
 
             def k_tile(kt: Int) -> None:
                 # the running K-tile count: unit * k_tiles when every unit covers all of K
@@ -457,12 +485,8 @@ def _producer(plan, sched, pipe, tid, a_desc, b_desc, a_smem, b_smem, m) -> None
                 a_stage = H.smem_offset(a_smem, stage * cfg.a_stage_bytes)
                 b_stage = H.smem_offset(b_smem, stage * cfg.b_stage_bytes)
                 k0 = kt * cfg.tile_k
-                _load_operand(
-                    plan.a, a_desc, a_stage, full, tile_m * cfg.tile_m, k0, batch, a_mask, sched.cta_n
-                )
-                _load_operand(
-                    plan.b, b_desc, b_stage, full, tile_n * cfg.tile_n, k0, batch, b_mask, sched.cta_m
-                )
+                _load_operand(plan.a, a_desc, a_stage, full, row0, k0, batch, a_mask, sched.cta_n)
+                _load_operand(plan.b, b_desc, b_stage, full, col0, k0, batch, b_mask, sched.cta_m)
 
             if count is None:
                 for_(0, sched.k_tiles, 1, k_tile)
@@ -706,7 +730,8 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         wu = sched.work_unit(u)
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
         allow_next_grid(u)
-        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue)
+        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *_tile_origins(cfg, sched, wu), wu.l,
+                  epilogue)
 
     def split_unit_body(u: Int, count: Any) -> list:
         from .split_k import fixup
@@ -719,7 +744,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         allow_next_grid(u)
         # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
         if_(wu.part == wu.parts - 1, lambda: _epilogue(
-            plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue
+            plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *_tile_origins(cfg, sched, wu), wu.l, epilogue
         ))
         return [count + (wu.k_end - wu.k_begin)]
 
@@ -735,9 +760,10 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         allow_next_grid(u, 2)
         # the tile's 64-row slabs one after the other; the buffer parity counts this warpgroup's own slabs
         accs = acc if cfg.atoms_m > 1 else [acc]
+        row0, col0 = _tile_origins(cfg, sched, wu)
         for s, acc_s in enumerate(accs):
             _epilogue(plan, acc_s, g, (u // 2) * cfg.atoms_m + s if cfg.atoms_m > 1 else u // 2, tid_in_wg,
-                      warp_in_wg, c_desc, epi_wg, wu.m, wu.n, wu.l, epilogue, slab=s)
+                      warp_in_wg, c_desc, epi_wg, row0, col0, wu.l, epilogue, slab=s)
 
     if cfg.pingpong:
         for_(g, sched.num_units, 2, pingpong_unit_body)
@@ -749,7 +775,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 
 
-def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m, tile_n, batch, epilogue,  # noqa: ANN001
+def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_row0, tile_col0, batch, epilogue,  # noqa: ANN001
               slab=None) -> None:
     """Accumulators -> C through the warpgroup's staging buffers, one 64 x epi_n chunk at a time.
 
@@ -772,14 +798,16 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
     barrier_id = g + _EPI_BARRIER_BASE
     c_elem = element_type(cfg.c_dtype)
     slab = g if slab is None else slab  # the tile's 64-row slab: warpgroup g's, or ping-pong's atom index
-    row0 = tile_m * cfg.tile_m + slab * 64
+    row0 = tile_row0 + slab * 64
+    # C's first column: the accumulators' (SwiGLU: half of them, its edge tiles are never clamped along N)
+    c_col0 = tile_col0 if cfg.c_tile_n == cfg.tile_n else tile_col0 // (cfg.tile_n // cfg.c_tile_n)
     chunks = cfg.c_tile_n // cfg.epi_n
     fused = None
     if epilogue is not None:
         from .epilogue_fused import FusedEpilogue
 
         params, m, n = epilogue
-        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_m, tile_n, batch)
+        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_row0, tile_col0, batch)
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:
@@ -828,7 +856,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_m,
         H.named_barrier_sync(barrier_id, 128)
 
         def store(chunk: int = chunk, buf: Any = buf) -> None:
-            col0 = tile_n * cfg.c_tile_n + chunk * cfg.epi_n
+            col0 = c_col0 + chunk * cfg.epi_n
             for box in epi.boxes:
                 mm = row0 + box.mn if box.mn else row0
                 nn = col0 + box.k if box.k else col0

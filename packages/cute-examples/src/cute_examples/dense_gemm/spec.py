@@ -483,6 +483,18 @@ class GemmConfig:
         return self.tile_n * self.tile_k * self.ab_bytes
 
     @property
+    def clamped_edges(self) -> tuple[bool, bool]:
+        """Whether an edge tile along M / N that would cross the problem starts at the last whole tile inside it
+        instead (where the problem holds one, and along a contiguous mode only at a multiple of 16 elements:
+        `kernel._tile_origins`): its TMA boxes stay in bounds, and it writes its neighbour's
+        overlapping rows (columns) again with the same values. TMA fills out-of-bound box rows slowly (H200, 400 x
+        4096 x 4096 on 128x64: 56.8 us with the last M tile's A box 3/4 out of bounds, 27.0 us in bounds). Not with
+        an input addend (it may be out itself: a second write would follow a read of the first) nor, along N,
+        SwiGLU's interleaved gate/up columns."""
+        m = not self.has_input
+        return m, m and self.activation != "swiglu"
+
+    @property
     def short_a_box(self) -> bool:
         """Whether A's TMA box shrinks to the rows M has (`a_box_rows`): a K-major A loaded in one box (no
         multicast, cluster_n 1)."""

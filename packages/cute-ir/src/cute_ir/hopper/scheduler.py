@@ -65,6 +65,7 @@ class PersistentScheduler:
         if not isinstance(desc, TileScheduler):
             raise TypeError(f"PersistentScheduler: desc must be a cute_nvarch TileScheduler, got {type(desc).__name__}")
         self.desc = desc
+        self.m, self.n = m, n  # the problem's extents (edge tiles' origins)
         tiles_m, tiles_n, self.k_tiles = desc.problem_tiles(m, n, k)
         self.cm_tiles, self.cn_tiles = desc.cluster_tiles(tiles_m, tiles_n)
         total = self.cm_tiles * self.cn_tiles * l
