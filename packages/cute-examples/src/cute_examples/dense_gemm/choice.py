@@ -88,7 +88,9 @@ CLUSTER_8BIT_K_TILE_US = 0.05
 # length; a cluster's partner shares their B loads (H200 config sweep: the 16-bit pick on its 55 rows of M >= 64
 # 0.956 -> 0.969 of the fastest config, 0.05..0.3 the same: 200 x 8192 x 2048, 400 x 4096 x 4096, 160 x 12288 x
 # 4096, 333 x 7000 x 3000, 1337 x 2056 x 1000 5-27% faster, 600 x 6000 x 6000 9% slower; over launches of several
-# rounds it lost as often as it won)
+# rounds it lost as often as it won). Those sweeps predate the kernel's edge tiles inside the problem
+# (`GemmConfig.clamped_edges`), which removed the out-of-bound fill; on the 46 shapes measured after it
+# (`data/edge_sweep_h200.json`) the term is neutral: 0.948 of the fastest config with it, 0.948 without
 PARTIAL_M_ROUND_COST = 0.1
 _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per SM
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
