@@ -121,7 +121,7 @@ class FusedEpilogue:
                  tile_row0: Any, tile_col0: Any, batch: Any) -> None:
         self.cfg, self.p = cfg, params
         self.m, self.n, self.warp, self.lane = m, n, warp, lane
-        self.row0 = tile_row0 + g * 64  # the warpgroup's first row (the tile's from `kernel._tile_origins`)
+        self.row0 = tile_row0 + g * 64  # the warpgroup's first row (the tile's: `GemmConfig.tile_origin`)
         self.col0 = tile_col0  # the tile's first accumulator column
         self.batch = batch
         self.esize = DTYPE_BYTES[cfg.epilogue_dtype]

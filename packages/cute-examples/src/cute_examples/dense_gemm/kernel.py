@@ -105,31 +105,12 @@ _LAUNCH_SHAPE = dict(
 )
 
 
-EDGE_ALIGN = 16  # elements: where a clamped edge tile's origin must be aligned, a multiple of this (16 bytes of 8-bit)
-
-
 def _tile_origins(cfg: GemmConfig, sched: Any, wu: Any) -> tuple[Any, Any]:
-    """The first row and first accumulator column of work unit `wu`'s CTA tile: tile index x tile size, or for an
-    edge tile that would cross M (N) the last whole tile inside the problem, `extent - tile` (`GemmConfig.
-    clamped_edges`). Along a mode that is contiguous in A, B or C (a TMA coordinate there must stay 16-byte
-    aligned: an unaligned one faulted) or that indexes an epilogue vector (bias, row scales: vector loads), only
-    where `extent - tile` is a multiple of `EDGE_ALIGN`."""
+    """The first row and first accumulator column of work unit `wu`'s CTA tile (`GemmConfig.tile_origin`: edge
+    tiles start inside the problem)."""
     from cute_ir.hopper.scheduler import IR_OPS
 
-    def origin(idx: Any, size: int, extent: Any, clamp: bool, aligned: bool) -> Any:
-        start = idx * size
-        if not clamp:
-            return start
-        last = extent - size
-        shifted = IR_OPS.min(start, last)
-        if aligned:
-            shifted = IR_OPS.select(last % EDGE_ALIGN == 0, shifted, start)
-        return IR_OPS.select(extent >= size, shifted, start)
-
-    clamp_m, clamp_n = cfg.clamped_edges
-    aligned_m = cfg.a_major == "m" or cfg.c_major == "m" or cfg.bias == "m" or cfg.scale_a not in (None, "tensor")
-    return (origin(wu.m, cfg.tile_m, sched.m, clamp_m, aligned_m),
-            origin(wu.n, cfg.tile_n, sched.n, clamp_n, True))
+    return cfg.tile_origin(0, wu.m, sched.m, IR_OPS), cfg.tile_origin(1, wu.n, sched.n, IR_OPS)
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001

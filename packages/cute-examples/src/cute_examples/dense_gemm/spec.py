@@ -486,13 +486,36 @@ class GemmConfig:
     def clamped_edges(self) -> tuple[bool, bool]:
         """Whether an edge tile along M / N that would cross the problem starts at the last whole tile inside it
         instead (where the problem holds one, and along a contiguous mode only at a multiple of 16 elements:
-        `kernel._tile_origins`): its TMA boxes stay in bounds, and it writes its neighbour's
+        `tile_origin`): its TMA boxes stay in bounds, and it writes its neighbour's
         overlapping rows (columns) again with the same values. TMA fills out-of-bound box rows slowly (H200, 400 x
         4096 x 4096 on 128x64: 56.8 us with the last M tile's A box 3/4 out of bounds, 27.0 us in bounds). Not with
         an input addend (it may be out itself: a second write would follow a read of the first) nor, along N,
         SwiGLU's interleaved gate/up columns."""
         m = not self.has_input
         return m, m and self.activation != "swiglu"
+
+    @property
+    def edge_aligned(self) -> tuple[bool, bool]:
+        """Whether an edge tile's shift along M / N must leave its origin a multiple of `EDGE_ALIGN` elements: the
+        mode is contiguous in A, B or C (a TMA coordinate there must stay 16-byte aligned: an unaligned one
+        faulted) or indexes an epilogue vector (bias, row scales: vector loads)."""
+        m = self.a_major == "m" or self.c_major == "m" or self.bias == "m" or self.scale_a not in (None, "tensor")
+        return m, True
+
+    def tile_origin(self, mode: int, idx: Any, extent: Any, ops: Any = PY_OPS) -> Any:
+        """The first row (mode 0) or accumulator column (mode 1) of CTA tile `idx` of a problem `extent` long in
+        that mode (Python ints, or run-time values with `ops`, the IntOps of cute-ir): idx x tile, or for an edge
+        tile that would cross the extent `extent - tile` where `clamped_edges` and the extent holds a whole tile
+        (and, where `edge_aligned`, `extent - tile` is a multiple of `EDGE_ALIGN`)."""
+        size = (self.tile_m, self.tile_n)[mode]
+        start = idx * size
+        if not self.clamped_edges[mode]:
+            return start
+        last = extent - size
+        shifted = ops.min(start, last)
+        if self.edge_aligned[mode]:
+            shifted = ops.select(last % EDGE_ALIGN == 0, shifted, start)
+        return ops.select(extent >= size, shifted, start)
 
     @property
     def short_a_box(self) -> bool:
@@ -630,6 +653,9 @@ class GemmConfig:
         opts = dict(VARIANTS[variant])
         schedule = opts.pop("schedule")
         return replace(self, **opts).with_schedule(schedule)
+
+
+EDGE_ALIGN = 16  # elements: where a shifted edge tile's origin must be aligned, a multiple of this (16 bytes of 8-bit)
 
 
 def box_rows(m: Any, full: int, ops: Any = PY_OPS) -> Any:
