@@ -496,9 +496,10 @@ class GemmConfig:
 
     @property
     def edge_aligned(self) -> tuple[bool, bool]:
-        """Whether an edge tile's shift along M / N must leave its origin a multiple of `EDGE_ALIGN` elements: the
-        mode is contiguous in A, B or C (a TMA coordinate there must stay 16-byte aligned: an unaligned one
-        faulted) or indexes an epilogue vector (bias, row scales: vector loads)."""
+        """Whether an edge tile's shift along M / N must leave its origin a multiple of `EDGE_ALIGN` elements: M
+        where it is contiguous in A or C (a TMA coordinate there must stay 16-byte aligned: an unaligned one
+        faulted) or indexes an epilogue vector (bias, row scales: vector loads); N always (contiguous in the usual
+        N-major C; the unaligned shift was never run on a GPU for the rest)."""
         m = self.a_major == "m" or self.c_major == "m" or self.bias == "m" or self.scale_a not in (None, "tensor")
         return m, True
 
