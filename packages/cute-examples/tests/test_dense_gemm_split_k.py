@@ -64,8 +64,9 @@ def test_schedules():
     dp = schedule_of(shape, GemmConfig(tile_n=256), 132)
     assert dp.label == f"data_parallel units=480 grid=132x1x1 raster_n={dp.raster_along_n} swz={dp.swizzle_log}"
     sk = schedule_of(shape, GemmConfig(tile_n=256, decomposition="stream_k"), 132)
-    assert (sk.workers, sk.sk_tiles, sk.shared_cta_tiles, sk.grid) == (132, 84, 84, (132, 1, 1))
-    assert sk.label.startswith("stream_k W=132 sk_tiles=84 units=528 grid=132x1x1 raster_n=")
+    # 480 tiles on 132 SMs: the remainder's 84 tiles and one full wave shared, two data-parallel waves
+    assert (sk.workers, sk.sk_tiles, sk.shared_cta_tiles, sk.grid) == (132, 216, 216, (132, 1, 1))
+    assert sk.label.startswith("stream_k W=132 sk_tiles=216 units=396 grid=132x1x1 raster_n=")
     split = schedule_of(GemmShape(256, 512, 4096), GemmConfig(decomposition="split_k"), 132, splits=4)
     assert split.label.startswith("split_k S=4 units=32 grid=32x1x1 raster_n=") and split.shared_cta_tiles == 8
     # partial tiles: stream-K one per worker, split-K parts - 1 per tile; bounded by MAX_WORKSPACE_BYTES

@@ -10,12 +10,16 @@ k_end) of its tile: a data-parallel unit covers all of K (k_begin 0, k_end the K
 Units that split K are the other kinds of a `Decomposition` (`KWork` evaluates one launch's counts):
 - "split_k": every tile's K tiles in S = min(splits, K tiles) even parts; unit w is part `w % S` of tile
   `w // S`, so a tile's parts run on consecutive clusters at once;
-- "stream_k" (CUTLASS's SM90 stream-K model): with P clusters and T tiles, the T // P full waves are
-  data-parallel; the K iterations of the remaining T % P tiles (tile-major: iteration t * k_tiles + kt) are
-  spread evenly over W = min(P, iterations // MIN_STREAM_K_ITERS) (at least one) stream-K workers, cluster
-  j < W being worker j. A worker's range crosses tiles, so it is one unit per tile it touches; it walks
-  them from its last tile back to its first and then its data-parallel tiles. The shared tiles are the
-  first T % P of the raster (they run first, together), the data-parallel ones the rest.
+- "stream_k" (CUTLASS's SM90 stream-K model, in the Stream-K paper's "two-tile stream-K + data-parallel"
+  form): with P clusters and T tiles, the K iterations of the last T % P tiles plus, where T > P, one full
+  wave more (`sk_tiles`: each worker then has one to two tiles of iterations, so a tile is shared by two or
+  three workers and its final part reads one or two partials, where a thin remainder spread over all P workers
+  shared a tile among up to P / (T % P) of them) are spread evenly (tile-major: iteration t * k_tiles + kt)
+  over W = min(P, iterations // MIN_STREAM_K_ITERS) (at least one) stream-K workers, cluster j < W being
+  worker j; the other tiles are data-parallel waves. A worker's range crosses tiles, so it is one unit per
+  tile it touches; it walks them from its last tile back to its first and then its data-parallel tiles. The
+  shared tiles are the first `sk_tiles` of the raster (they run first, together), the data-parallel ones the
+  rest.
 Every unit also carries `part` (its index among the units of its tile, in K order), `parts` (how many units
 share the tile) and `slot` (the shared tile's index: its arrival counter). The fix-up is parallel and
 deterministic: every part i < parts - 1 stores its partial accumulators in its own workspace tile
@@ -144,7 +148,9 @@ class KWork:
             self.splits = ops.min(splits, k_tiles)
             self.shared_tiles = tiles
         elif kind == "stream_k":
-            self.sk_tiles = tiles % num_clusters
+            # the remainder's tiles, plus one full wave where the launch has one to spare (see the module doc)
+            rem = tiles % num_clusters
+            self.sk_tiles = rem + ops.select(rem > 0, ops.select(tiles > num_clusters, num_clusters, 0), 0)
             self.iters = self.sk_tiles * k_tiles
             some = _max(ops.min(num_clusters, self.iters // MIN_STREAM_K_ITERS), 1, ops)
             self.workers = ops.select(self.iters > 0, some, 0)

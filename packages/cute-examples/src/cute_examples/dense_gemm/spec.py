@@ -489,9 +489,11 @@ class GemmConfig:
         `tile_origin`): its TMA boxes stay in bounds, and it writes its neighbour's
         overlapping rows (columns) again with the same values. TMA fills out-of-bound box rows slowly (H200, 400 x
         4096 x 4096 on 128x64: 56.8 us with the last M tile's A box 3/4 out of bounds, 27.0 us in bounds). Not with
-        an input addend (it may be out itself: a second write would follow a read of the first) nor, along N,
-        SwiGLU's interleaved gate/up columns."""
-        m = not self.has_input
+        an input addend (it may be out itself: a second write would follow a read of the first), nor with stream-K
+        (an edge tile and its neighbour may split K at different iterations, so their overlapping rows would round
+        differently and the last writer's bits would win: a GPU test's runs differed; split-K splits every tile at
+        the same iterations), nor, along N, SwiGLU's interleaved gate/up columns."""
+        m = not self.has_input and self.decomposition != "stream_k"
         return m, m and self.activation != "swiglu"
 
     @property
