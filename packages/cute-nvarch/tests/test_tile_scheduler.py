@@ -115,6 +115,10 @@ def _check_cover(sched, decomp, m, n, k, l, num_sms, along_n, swz):
             used_slots.add(units[0].slot)
     if decomp.kind == "split_k":
         assert all(len(u) == min(decomp.splits, k_tiles) for u in per_tile.values())
+    if decomp.kind == "stream_k" and sched.k_work(decomp, m, n, k, l, clusters).tiles > clusters:
+        # past one wave the shared tiles are the remainder plus a full wave: every worker has a tile's K or more,
+        # so no tile has more than two parts
+        assert max(len(u) for u in per_tile.values()) <= 2
     # the non-final parts' partial tiles: each its own, inside the workspace
     if decomp.shares_tiles:
         work = sched.k_work(decomp, m, n, k, l, clusters)

@@ -45,10 +45,6 @@ __all__ = [
     "MAX_SPLITS",
     "SHARED_K_TILES",
     "shared_k_config",
-    "STREAM_K_MAX_RATIO",
-    "STREAM_K_MAX_WAVES",
-    "STREAM_K_TILE",
-    "wave_stream_k",
     "SMALL_M",
     "SMALL_M_TILES",
     "KChoice",
@@ -67,12 +63,6 @@ SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue c
 DEEP_STAGES = 13
 DEEP_MIN_K_TILES = 96
 MAX_SPLITS = 16
-# stream-K on a 128x256 tile between one and 2.7 waves (`wave_stream_k`): on the H200 (bfloat16, 16 shapes M 512..6000,
-# stream_k_sweep_h200.json) it ran 0.82-0.94 of the data-parallel pick's time on 1.1..2.7 waves with K >= 2480,
-# 1.02-1.10 slower at 2.7..4.3 waves and 1.11-1.18 at K 1024..2048 (which the ratio bound keeps out)
-STREAM_K_TILE = (128, 256)
-STREAM_K_MAX_WAVES = 2.7
-STREAM_K_MAX_RATIO = 0.98
 
 
 @dataclass(frozen=True)
@@ -230,42 +220,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
     if best.us < dp.us * (1 - _min_gain(shape, cal)):
         return best_cfg, best
-    wave = wave_stream_k(shape, dp_cfg, num_sms, cal)
-    return wave if wave is not None else (deep, dp)
-
-
-def wave_stream_k(shape: Any, dp_cfg: GemmConfig, num_sms: int,
-                  cal: Calibration | None = None) -> tuple[GemmConfig, KChoice] | None:
-    """(config, choice) of stream-K on `STREAM_K_TILE` where a 16-bit launch of that tile has between one and
-    `STREAM_K_MAX_WAVES` waves and is modelled at most `STREAM_K_MAX_RATIO` of the data-parallel pick's time: this
-    model's stream-K / data-parallel on that tile (the decomposition's gain, priced alike on both sides) times
-    `choice`'s that tile / the pick (the tile's, priced as the pick was); else None."""
-    from .choice import GemmShape
-    from .choice import estimate_us as choice_us
-    from .split_k import MAX_WORKSPACE_BYTES
-
-    cal = cal or calibration()
-    if shape.m <= SMALL_M or dp_cfg.ab_bytes != 2 or dp_cfg.schedule != "cooperative":
-        return None
-    if dp_cfg.c_dtype == "float32" and STREAM_K_TILE[1] == 256:
-        return None  # a float32 C's staging does not fit this tile (as in decomposed_config)
-    try:
-        cfg = shared_k_config(dp_cfg, STREAM_K_TILE, "stream_k")
-    except ValueError:
-        return None
-    tile_dp = dataclasses.replace(cfg, decomposition="data_parallel")
-    sched = cfg.tile_scheduler
-    tiles_m, tiles_n, _ = sched.problem_tiles(shape.m, shape.n, shape.k)
-    tiles, p = sched.units_of_tiles(tiles_m, tiles_n, shape.l), sched.max_clusters(num_sms)
-    if not p < tiles <= STREAM_K_MAX_WAVES * p or partial_bytes(shape, cfg, num_sms, "stream_k") > MAX_WORKSPACE_BYTES:
-        return None
-    sk = estimate_us(shape, tile_dp, num_sms, "stream_k", cal=cal)
-    gain = sk / estimate_us(shape, tile_dp, num_sms, "data_parallel", cal=cal)
-    rated = GemmShape(shape.m, shape.n, shape.k, shape.l, dp_cfg.a_dtype, dp_cfg.c_dtype)
-    pick = choice_us(rated, (dp_cfg.tile_m, dp_cfg.tile_n), (dp_cfg.cluster_m, dp_cfg.cluster_n), num_sms)
-    if gain * choice_us(rated, STREAM_K_TILE, (1, 1), num_sms) > STREAM_K_MAX_RATIO * pick:
-        return None
-    return cfg, KChoice("stream_k", 1, sk)
+    return deep, dp
 
 
 def deepened(shape: Any, cfg: GemmConfig, num_sms: int) -> GemmConfig:
