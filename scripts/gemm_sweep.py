@@ -2,6 +2,7 @@
 
     python3 scripts/gemm_sweep.py [--dtype bfloat16] [--shapes 512x6144x4096,...] [--schedules cooperative,pingpong]
     python3 scripts/gemm_sweep.py --decompositions split_k,stream_k   # also the shared-K kinds (k_choice's tiles)
+    python3 scripts/gemm_sweep.py --decompositions stream_k --around-pick   # the pick vs stream-K on its tile
     python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
     python3 scripts/gemm_sweep.py --dtype float8_e4m3fn --promotion 4   # FP8 (bfloat16 C, per-tensor device scales)
 
@@ -71,13 +72,17 @@ def _config(shape, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int
 
 
 def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132,
-            decompositions: tuple[str, ...] = (), promotion: int = 0) -> list:
+            decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False) -> list:
     """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
     schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles;
-    FP8 configs read per-tensor device scales and promote every `promotion` k-blocks (0: never)."""
+    FP8 configs read per-tensor device scales and promote every `promotion` k-blocks (0: never). With
+    `around_pick`, only the host's data-parallel pick, its tile without a cluster and stream-K (where in
+    `decompositions`) on that tile (cluster 1x1) and on 128x256."""
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
 
     shape = _problem(mnk, dtype)
+    if around_pick:
+        return _around_pick(mnk, dtype, shape, decompositions, num_sms, promotion)
     out = []
     for tile in TILE_EFFICIENCY:
         for cluster in CLUSTER_CHOICES:
@@ -120,14 +125,38 @@ def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> 
     return out
 
 
+def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> list:  # noqa: ANN001
+    """The `around_pick` configs of `configs` (no duplicates; combinations that are not valid left out)."""
+    from cute_examples.dense_gemm.bench_run import bench_config
+    from cute_examples.dense_gemm.k_choice import shared_k_config
+
+    pick = bench_config((*mnk, 1), dtype, num_sms=num_sms)
+    out = {pick.name: pick}
+    tiles = [(pick.tile_m, pick.tile_n), (128, 256)]
+    try:
+        flat = _config(shape, tiles[0], (1, 1), num_sms, promotion)
+        out.setdefault(flat.name, flat)
+    except (ValueError, TypeError):
+        pass
+    for kind in ("stream_k",) if "stream_k" in kinds else ():
+        for tile in tiles:
+            try:
+                cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind)
+            except (ValueError, TypeError):
+                continue
+            out.setdefault(cfg.name, cfg)
+    return [(cfg, 1) for cfg in out.values()]
+
+
 def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = (),
-                promotion: int = 0) -> int:
+                promotion: int = 0, around_pick: bool = False) -> int:
     """Write the JIT specs the sweep runs as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE)."""
     from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
 
     seen, lines = set(), []
     for mnk in shapes:
-        for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions, promotion=promotion):
+        for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions, promotion=promotion,
+                              around_pick=around_pick):
             spec = gemm_spec(cfg)
             key = json.dumps(spec, sort_keys=True)
             if key not in seen:
@@ -183,7 +212,7 @@ def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int) 
 
 
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
-        decompositions: tuple[str, ...] = (), promotion: int = 0) -> int:
+        decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False) -> int:
     """Sweep each shape on the GPU and print its table."""
     import torch
     from cute_examples.timing import interleaved_graph_ms
@@ -202,7 +231,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
         host_pick = _host_pick(mnk, dtype, promotion, sms)
         fns, labels = [], []
-        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion):
+        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick):
             try:
                 launch, err, sched = _prepare(cfg, splits, ops, sms)
             except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
@@ -247,14 +276,17 @@ def main() -> int:
     p.add_argument("--top", type=int, default=5, help="rows printed per shape (fastest first)")
     p.add_argument("--decompositions", default="", help="shared-K kinds to add: split_k,stream_k")
     p.add_argument("--specs", metavar="FILE", help="write the specs the sweep runs (for build_bundle --add-specs)")
+    p.add_argument("--around-pick", action="store_true",
+                   help="only the host's pick, its tile without a cluster and stream-K on it and on 128x256")
     args = p.parse_args()
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
     schedules = args.schedules.split(",")
     kinds = tuple(k for k in args.decompositions.split(",") if k)
     if args.specs:
-        print(f"{write_specs(args.specs, shapes, args.dtype, schedules, kinds, args.promotion)} specs -> {args.specs}")
+        n = write_specs(args.specs, shapes, args.dtype, schedules, kinds, args.promotion, args.around_pick)
+        print(f"{n} specs -> {args.specs}")
         return 0
-    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion)
+    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion, args.around_pick)
 
 
 if __name__ == "__main__":
