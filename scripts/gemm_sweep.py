@@ -127,10 +127,9 @@ def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> 
 
 def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> list:  # noqa: ANN001
     """The `around_pick` configs of `configs` (no duplicates; combinations that are not valid left out)."""
-    from cute_examples.dense_gemm.bench_run import bench_config
     from cute_examples.dense_gemm.k_choice import shared_k_config
 
-    pick = bench_config((*mnk, 1), dtype, num_sms=num_sms)
+    pick = _host_pick(mnk, dtype, promotion, num_sms)
     out = {pick.name: pick}
     tiles = [(pick.tile_m, pick.tile_n), (128, 256)]
     try:
@@ -138,13 +137,12 @@ def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, p
         out.setdefault(flat.name, flat)
     except (ValueError, TypeError):
         pass
-    for kind in ("stream_k",) if "stream_k" in kinds else ():
-        for tile in tiles:
-            try:
-                cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind)
-            except (ValueError, TypeError):
-                continue
-            out.setdefault(cfg.name, cfg)
+    for tile in tiles if "stream_k" in kinds else ():
+        try:
+            cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, "stream_k")
+        except (ValueError, TypeError):
+            continue
+        out.setdefault(cfg.name, cfg)
     return [(cfg, 1) for cfg in out.values()]
 
 
@@ -200,15 +198,15 @@ def _prepare(cfg, splits: int, ops: tuple, sms: int) -> tuple:  # noqa: ANN001
     return prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(*scales) if scales else ())
 
 
-def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int) -> str:
-    """The name of the config the host picks for a shape (gemm()'s for FP8 with per-tensor device scales)."""
+def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):  # noqa: ANN202 - a GemmConfig
+    """The config the host picks for a shape (gemm()'s for FP8 with per-tensor device scales)."""
     from cute_examples.dense_gemm.bench_run import bench_config
     from cute_examples.dense_gemm.launch_plan import plan_config
 
     if not _is_fp8(dtype):
-        return bench_config((*mnk, 1), dtype, num_sms=sms).name
+        return bench_config((*mnk, 1), dtype, num_sms=sms)
     options = (FP8_C_DTYPE, "float32", None, None, None, promotion)
-    return plan_config(_problem(mnk, dtype), options, {"scale_a": "tensor", "scale_b": "tensor"}, sms)[0].name
+    return plan_config(_problem(mnk, dtype), options, {"scale_a": "tensor", "scale_b": "tensor"}, sms)[0]
 
 
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
@@ -229,7 +227,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         peer_name = ops[5]
         flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
         calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
-        host_pick = _host_pick(mnk, dtype, promotion, sms)
+        host_pick = _host_pick(mnk, dtype, promotion, sms).name
         fns, labels = [], []
         for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick):
             try:

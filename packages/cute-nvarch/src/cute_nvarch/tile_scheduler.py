@@ -12,9 +12,9 @@ Units that split K are the other kinds of a `Decomposition` (`KWork` evaluates o
   `w // S`, so a tile's parts run on consecutive clusters at once;
 - "stream_k" (CUTLASS's SM90 stream-K model, in the Stream-K paper's "two-tile stream-K + data-parallel"
   form): with P clusters and T tiles, the K iterations of the last T % P tiles plus, where T > P, one full
-  wave more (`sk_tiles`: each worker then has one to two tiles of iterations, so a tile is shared by two or
-  three workers and its final part reads one or two partials, where a thin remainder spread over all P workers
-  shared a tile among up to P / (T % P) of them) are spread evenly (tile-major: iteration t * k_tiles + kt)
+  wave more (`sk_tiles`: each worker then has one to two tiles of iterations, so a tile is shared by at most two
+  workers and its final part reads at most one partial, where a thin remainder spread over all P workers shared
+  a tile among up to P / (T % P) of them) are spread evenly (tile-major: iteration t * k_tiles + kt)
   over W = min(P, iterations // MIN_STREAM_K_ITERS) (at least one) stream-K workers, cluster j < W being
   worker j; the other tiles are data-parallel waves. A worker's range crosses tiles, so it is one unit per
   tile it touches; it walks them from its last tile back to its first and then its data-parallel tiles. The
