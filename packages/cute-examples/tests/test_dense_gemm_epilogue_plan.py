@@ -160,12 +160,12 @@ def test_pre_activation_out_plan_and_its_hits(fakes):
     cache, launches, configs = fakes
     a, b = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 64), address=1 << 24)
     c, bias = FakeCuda((2, 256, 64), address=1 << 26), FakeCuda((64,), address=1 << 28)
-    aux = FakeCuda((2, 256, 64), stride=(256 * 64, 1, 256), address=1 << 29)  # M-major per batch
+    aux = FakeCuda((2, 256, 64), stride=(300 * 64, 64, 1), address=1 << 29)  # row-major, batches 300 rows apart
     assert launch_plan.gemm(a, b, c, bias=bias, activation="gelu", pre_activation_out=aux) is c
     (plan,) = cache.table().values()
-    assert configs[-1].has_aux and configs[-1].name.endswith("_gelu_bn_aux")
+    assert configs[-1].has_aux and configs[-1].name.endswith("_gelu_bn_aux") and plan.aux_storage is None
     got = _fields(launches[-1], plan)
-    assert (got["aux_ptr"], got["aux_stride_m"], got["aux_stride_n"], got["aux_stride_l"]) == (1 << 29, 1, 256, 16384)
+    assert (got["aux_ptr"], got["aux_stride_m"], got["aux_stride_l"]) == (1 << 29, 64, 19200)
     # a hit re-points it; without it the call is another kernel
     launch_plan.gemm(a, b, c, bias=bias, activation="gelu", pre_activation_out=aux.moved(1 << 20))
     assert len(cache.table()) == 1 and _fields(launches[-1], plan)["aux_ptr"] == (1 << 29) + (1 << 20)
@@ -175,7 +175,7 @@ def test_pre_activation_out_plan_and_its_hits(fakes):
     # the identity's pre-activation is the output's value: a fused plan of its own
     launch_plan.gemm(a, b, c, pre_activation_out=aux)
     assert configs[-1].has_aux and configs[-1].activation == "identity"
-    # a mode of extent 1 gets stride 0 (its stride is never followed; the 2-element store test ignores it)
+    # a mode of extent 1 gets stride 0 (its stride is never followed, so an odd one does not stage the tensor)
     a1, c1 = FakeCuda((1, 128)), FakeCuda((1, 64), address=1 << 26)
     launch_plan.gemm(a1, FakeCuda((128, 64), address=1 << 24), c1, activation="relu",
                      pre_activation_out=FakeCuda((1, 64), stride=(3, 1), address=1 << 29))
@@ -241,3 +241,23 @@ def test_swiglu_on_a_tile_192_pick_takes_the_fastest_tile_it_can_halve():
     assert (cfg.tile_m, cfg.tile_n) == want and cfg.c_tile_n % cfg.epi_n == 0
     cfg = choose_epilogue_config(shape, {"activation": "swiglu"}, cluster_shape_mn=(2, 1))
     assert cfg.tile_n % 128 == 0 and (cfg.cluster_m, cfg.cluster_n) == (2, 1)
+
+
+def test_pre_activation_out_the_kernel_cannot_write_is_staged():
+    from cute_examples.dense_gemm.epilogue_args import check_epilogue
+    from cute_examples.dense_gemm.launch_plan import aux_storage
+
+    a, b = FakeCuda((256, 128)), FakeCuda((128, 64))
+
+    def storage(shape, stride, a=a, b=b):
+        aux = FakeCuda(shape, stride=stride)
+        return aux_storage(check_epilogue(a, b, None, "float16", activation="gelu", pre_activation_out=aux), shape)
+
+    assert storage((256, 64), (64, 1)) is None  # row-major: each column pair is one 2-element store
+    assert storage((256, 64), (72, 1)) is None  # padded rows of an even pitch
+    assert storage((256, 64), (1, 256)) == (256, 64)  # M-major: a row-major copy
+    assert storage((256, 64), (65, 1)) == (256, 64)  # an odd row pitch: rows not two elements aligned
+    assert storage((256, 64), (128, 2)) == (256, 64)  # every other column
+    a3, b63 = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 63))
+    assert storage((2, 256, 63), (256 * 64, 64, 1), a3, b63) == (2, 256, 64)  # odd N: its last pair's column added
+    assert storage((2, 256, 64), (256 * 64 + 1, 64, 1), a3, FakeCuda((2, 128, 64))) == (2, 256, 64)  # odd batch

@@ -17,11 +17,12 @@ pairs or f32 stores) is the plain epilogue's:
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
   2j (gate) and 2j+1 (up) into output group j (`epilogue.swiglu_sources`);
-- the pre-activation output (`has_aux`, gemm()'s `pre_activation_out`): each thread stores its own values, as
-  it reads the input, at `aux_ptr + row*sm + col*sn + batch*sl` in C's dtype. Its two adjacent columns (value
-  pair 2i, 2i+1) are one 2-element store when the tensor allows it (sn == 1, the base and sm, sl even in
-  elements: checked once per work unit), else two 1-element stores; every store is predicated on its row and
-  column(s) lying inside the problem, so nothing is written outside the (M, N, L) tensor;
+- the pre-activation output (`has_aux`, gemm()'s `pre_activation_out`): each thread stores its own values at
+  `aux_ptr + row*sm + col + batch*sl` in C's dtype, its two adjacent columns (value pair 2i, 2i+1) as one
+  2-element store at the row's address plus an immediate, predicated on the row and the pair's first column lying
+  inside the problem. The host passes a tensor that allows it (`launch_plan.aux_layout`: contiguous along N, the
+  base, sm and sl even in elements, an even N) or a staged copy of that form (whose padding column takes an odd
+  N's last pair), so nothing is written outside the (M, N, L) tensor;
 - an 8-bit C (`GemmConfig.fp8_out`): `e4m3_pair` turns two output values D into their E4M3 bytes
   `satfinite(D * out_scale)` (`cute_ir.scalar.cvt_e4m3x2`; out_scale the run-time factor times the device
   scalar at `out_scale_ptr` when that is not 0, loaded once per work unit) and keeps the thread's max |D|;
@@ -66,9 +67,8 @@ class FusedParams:
     input_stride_l: Any
     alpha: Any
     beta: Any
-    aux_ptr: Any  # the pre-activation output (`GemmConfig.has_aux`): address and element strides (i64 Ints)
+    aux_ptr: Any  # the pre-activation output (`GemmConfig.has_aux`): address, row and batch element strides (i64)
     aux_stride_m: Any
-    aux_stride_n: Any
     aux_stride_l: Any
     scale_a_ptr: Any = None  # the scaled kernel's float32 scales (`kernel.SCALE_PARAMS`)
     scale_b_ptr: Any = None
@@ -172,34 +172,25 @@ class FusedEpilogue:
         return out
 
     def _init_aux(self) -> None:
-        """The pre-activation output's per-unit values: the thread's two row addresses, row predicates, the column
-        step in bytes and whether a value pair is one aligned 2-element store."""
+        """The pre-activation output's per-unit values: the thread's two row addresses (at its first column) and
+        row predicates."""
         p, e = self.p, self.esize
-        self.aux_col_bytes = p.aux_stride_n * e
-        base = to_i64(self.col_t) * self.aux_col_bytes + to_i64(self.batch) * p.aux_stride_l * e + p.aux_ptr
+        base = to_i64(self.col_t) * e + to_i64(self.batch) * p.aux_stride_l * e + p.aux_ptr
         self.aux_row: dict[int, Any] = {}
         self.aux_row_ok: dict[int, Any] = {}
         for h in (0, 1):
             row = self.row0 + value_coords(self.warp, self.lane, 2 * h)[0]
             self.aux_row[h] = base + to_i64(row) * p.aux_stride_m * e
             self.aux_row_ok[h] = row < self.m
-        # pair stores: contiguous along N and 2-element aligned base, row and batch strides (col_t is even)
-        misaligned = (p.aux_ptr | (p.aux_stride_m | p.aux_stride_l) * e) & (2 * e - 1)
-        self.aux_pair = (p.aux_stride_n == 1) & (misaligned == 0)
         self.aux_cols_left = self.n - self.col_t
 
     def _store_aux(self, lo: ir.Value, hi: ir.Value, v: int) -> None:
-        """The pre-activation values v (even) and v + 1 (adjacent columns of one row) into the aux tensor."""
+        """The pre-activation values v (even) and v + 1 (adjacent columns of one row) into the aux tensor: one
+        2-element store (the host's layout keeps the pair inside it whenever its first column is inside N)."""
         h = (v // 2) % 2
         dcol = value_coords(0, 0, v)[1]  # even
-        address = self.aux_row[h] + self.aux_col_bytes * dcol
-        row_ok = self.aux_row_ok[h]
-        lo_in, hi_in = self.aux_cols_left > dcol, self.aux_cols_left > dcol + 1
-        pair = self.aux_pair & row_ok & hi_in
-        elem = element_type(self.cfg.c_dtype)
-        S.st_global(address, S.pack2(lo, hi, elem), pair)
-        S.st_global(address, S.to_bits(lo, elem), row_ok & lo_in & ~pair)
-        S.st_global(address + self.aux_col_bytes, S.to_bits(hi, elem), row_ok & hi_in & ~self.aux_pair)
+        ok = self.aux_row_ok[h] & (self.aux_cols_left > dcol)
+        S.st_global(self.aux_row[h] + dcol * self.esize, S.pack2(lo, hi, element_type(self.cfg.c_dtype)), ok)
 
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""

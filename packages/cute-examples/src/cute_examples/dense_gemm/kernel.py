@@ -92,7 +92,7 @@ _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
 FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta",
-                "aux_ptr", "aux_stride_m", "aux_stride_n", "aux_stride_l")
+                "aux_ptr", "aux_stride_m", "aux_stride_l")
 # the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused); an
 # 8-bit C's float32 device out_scale and amax addresses (0 when unused) and its by-value out_scale factor
 SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr", "out_scale_ptr", "amax_ptr", "out_scale")
@@ -172,7 +172,6 @@ def dense_gemm_fused(
     beta: _F32,
     aux_ptr: _U64,
     aux_stride_m: _I64,
-    aux_stride_n: _I64,
     aux_stride_l: _I64,
     config: GemmConfig,
 ):
@@ -183,7 +182,7 @@ def dense_gemm_fused(
     if config.scaled:
         raise ValueError("config reads device scales of A or B: use dense_gemm_scaled")
     fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
-             aux_stride_n, aux_stride_l)
+             aux_stride_l)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -208,7 +207,6 @@ def dense_gemm_scaled(
     beta: _F32,
     aux_ptr: _U64,
     aux_stride_m: _I64,
-    aux_stride_n: _I64,
     aux_stride_l: _I64,
     scale_a_ptr: _U64,
     scale_b_ptr: _U64,
@@ -222,7 +220,7 @@ def dense_gemm_scaled(
     if not config.scaled:
         raise ValueError("config reads no device scales and writes no 8-bit C: use dense_gemm or dense_gemm_fused")
     fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
-             aux_stride_n, aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
+             aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -273,7 +271,6 @@ def dense_gemm_split_scaled(
     beta: _F32,
     aux_ptr: _U64,
     aux_stride_m: _I64,
-    aux_stride_n: _I64,
     aux_stride_l: _I64,
     scale_a_ptr: _U64,
     scale_b_ptr: _U64,
@@ -292,7 +289,7 @@ def dense_gemm_split_scaled(
     from .split_k import SplitParams
 
     fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
-             aux_stride_n, aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
+             aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused,
            SplitParams(workspace, flags, splits))
 

@@ -295,7 +295,11 @@ class GemmPlan:
         sms = resident_sms(kernel, cfg, props.sm_count)
         grid, raster_n, swz = schedule(problem, cfg, sms, *order)
         p = problem
-        fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3)
+        self.aux_storage = None
+        if cfg.fused and self.epilogue.aux is not None:
+            self.aux_storage = aux_storage(self.epilogue, self.out_shape)
+            self.aux_align = 2 * DTYPE_BYTES[cfg.c_dtype]
+        fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3, self.aux_storage)
         if cfg.scaled:
             fused += (0, 0, 0, 0, 1.0)  # the scales' and amax's addresses, out_scale: set per call
         split = ()
@@ -378,10 +382,11 @@ class GemmPlan:
                     out.zero_()
             return out
         staged_bias = None  # a contiguous copy of a strided or broadcast bias, alive until the launch is queued
+        staged_aux = None  # the copy of pre_activation_out the kernel writes where it cannot write it as it is
         if self.epilogue is not None and self.config.fused:
             staged_bias = self._set_epilogue(epi, out, pc, stream)
             if self.epilogue.aux is not None:
-                self._aux_ptr.value = epi[5].data_ptr()
+                staged_aux = self._set_aux(epi[5], stream)
             if self.config.scaled:
                 for ptr, t in zip(self._scale_ptrs, scales, strict=True):
                     ptr.value = 0 if t is None else t.data_ptr()
@@ -401,6 +406,9 @@ class GemmPlan:
             self.point(2, pc)
             self.launch(s)
             del staged_bias  # freed in stream order: the launch was queued first
+            if staged_aux is not None:
+                with _on(torch, stream):
+                    epi[5].copy_(staged_aux)
             return out
         with _on(torch, stream):
             views = []
@@ -415,7 +423,24 @@ class GemmPlan:
             self.launch(s)
             if self.copies[2] is not None:
                 out.copy_(views[2])
+            if staged_aux is not None:
+                epi[5].copy_(staged_aux)
         return out
+
+    def _set_aux(self, aux: Any, stream: Any) -> Any:
+        """Point the kernel at pre_activation_out, or at a copy of the form it writes (`aux_storage`; or one of
+        aux's own strides when only its address is not two elements aligned), returned to be copied back."""
+        torch = self._torch
+        if self.aux_storage is None and aux.data_ptr() % self.aux_align == 0:
+            self._aux_ptr.value = aux.data_ptr()
+            return None
+        with _on(torch, stream):
+            if self.aux_storage is None:
+                t = torch.empty_strided(tuple(aux.shape), tuple(aux.stride()), dtype=aux.dtype, device=aux.device)
+            else:
+                t = torch.empty(self.aux_storage, dtype=aux.dtype, device=aux.device)[..., : aux.shape[-1]]
+        self._aux_ptr.value = t.data_ptr()
+        return t
 
 
     def _set_fp8_out(self, out: Any, pc: int, stream: Any, out_scale: Any, amax: Any) -> None:
@@ -524,9 +549,10 @@ def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], 
     return dcfg, choice.splits
 
 
-def _fused_values(e: Any, batched: bool) -> tuple:
+def _fused_values(e: Any, batched: bool, aux_storage: tuple[int, ...] | None = None) -> tuple:
     """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e (a staged bias's and the
-    pre-activation output's addresses are set per call)."""
+    pre-activation output's addresses are set per call; `aux_storage`: the row-major copy the kernel writes in
+    place of pre_activation_out, `aux_storage`'s)."""
     bias_ptr = input_ptr = 0
     sm = sn = sl = 0
     if e.bias is not None:
@@ -535,11 +561,30 @@ def _fused_values(e: Any, batched: bool) -> tuple:
         input_ptr = e.input.data_ptr()
         strides = e.input_strides
         sl, sm, sn = strides if batched else (0, *strides)
-    aux_ptr = am = an = al = 0
+    aux_ptr = am = al = 0
     if e.aux is not None:
         aux_ptr = e.aux.data_ptr()
-        al, am, an = e.aux_strides if batched else (0, *e.aux_strides)
-    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0, aux_ptr, am, an, al)
+        if aux_storage is None:
+            al, am, _ = e.aux_strides if batched else (0, *e.aux_strides)
+        else:
+            am, al = aux_storage[-1], aux_storage[-2] * aux_storage[-1] if batched else 0
+    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0, aux_ptr, am, al)
+
+
+def aux_storage(e: Any, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """None when the kernel writes pre_activation_out as it is, else the storage shape of the row-major copy it
+    writes instead (copied into it after the launch).
+
+    The kernel stores each thread's two adjacent columns as one 2-element store at the row's address, predicated on
+    the first column lying inside N: it writes the tensor as it is when that is contiguous along N, its row and
+    batch strides are even (in elements) and N is even (its address is checked per call: two elements aligned);
+    the copy's rows hold N rounded up to even elements.
+    """
+    *rest, sn = e.aux_strides
+    n = shape[-1]
+    if n % 2 == 0 and sn == 1 and all(st % 2 == 0 for st in rest):
+        return None
+    return (*shape[:-1], n + n % 2)
 
 
 def bias_length_to_stage(e: Any, m: int, n: int) -> tuple[int, int] | None:

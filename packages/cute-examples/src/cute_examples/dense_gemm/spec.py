@@ -31,9 +31,9 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
   its loads and 64-bit addresses spill next to the accumulators);
 - `has_alpha`: scale the accumulators by the run-time `alpha`;
 - `has_aux`: also store the pre-activation `alpha * acc + beta * input + bias` (cuBLASLt's EPILOGUE_AUX, CUTLASS's
-  aux store; gemm()'s `pre_activation_out`) in C's dtype with predicated global stores from registers at run-time
-  element strides (two adjacent columns per store where they are contiguous and aligned); not with SwiGLU (its
-  pre-activation is twice C's width) nor an 8-bit C;
+  aux store; gemm()'s `pre_activation_out`) in C's dtype with predicated global stores from registers, two
+  adjacent columns per store, at run-time row and batch strides (the host stages any other layout:
+  `launch_plan.aux_storage`); not with SwiGLU (its pre-activation is twice C's width) nor an 8-bit C;
 - `scale_a`, `scale_b` (`SCALE_A_MODES`, `SCALE_B_MODES`): multiply the accumulators by float32 device scales
   (one value, or per row of A / per column of B) before alpha: the kernel `dense_gemm_scaled`.
 - an 8-bit C (`FP8_C_DTYPES`, 8-bit inputs, N-major C): the stored value is `satfinite(D * out_scale)` as E4M3,
