@@ -4,6 +4,7 @@ separates what changes the kernel, and the plain call keeps its plain key."""
 
 from __future__ import annotations
 
+import struct
 from types import SimpleNamespace
 
 import pytest
@@ -35,13 +36,20 @@ def fakes(monkeypatch, tmp_path):
     monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
     monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    monkeypatch.setattr(launch_plan, "aux_tensor_map", lambda cfg, op, m: TensorMap(bytes(128)))
     cache = PlanCache(launch_plan._build)
     monkeypatch.setattr(launch_plan, "_get", cache.get)
     return cache, launches, configs
 
 
 def _fields(block, plan):
-    return block_fields(block, plan.kernel.layout, FUSED_PARAMS)
+    """The fused kernel's scalar parameters in a launch's block, and the address its pre-activation descriptor
+    points at (the fake driver's `cuTensorMapReplaceAddress` writes it into the descriptor's first 8 bytes)."""
+    names = [n for n in FUSED_PARAMS if n != "aux_desc"]
+    got = block_fields(block, plan.kernel.layout, names)
+    offsets = dict(zip((p.name for p in plan.kernel.layout.params), plan.kernel.layout.offsets, strict=True))
+    got["aux_address"] = struct.unpack_from("<Q", block, offsets["aux_desc"])[0]
+    return got
 
 
 def test_bias_gelu_plan_and_its_hits(fakes):
@@ -163,23 +171,21 @@ def test_pre_activation_out_plan_and_its_hits(fakes):
     aux = FakeCuda((2, 256, 64), stride=(300 * 64, 64, 1), address=1 << 29)  # row-major, batches 300 rows apart
     assert launch_plan.gemm(a, b, c, bias=bias, activation="gelu", pre_activation_out=aux) is c
     (plan,) = cache.table().values()
-    assert configs[-1].has_aux and configs[-1].name.endswith("_gelu_bn_aux") and plan.aux_storage is None
-    got = _fields(launches[-1], plan)
-    assert (got["aux_ptr"], got["aux_stride_m"], got["aux_stride_l"]) == (1 << 29, 64, 19200)
-    # a hit re-points it; without it the call is another kernel
+    assert configs[-1].has_aux and configs[-1].name.endswith("_gelu_bn_aux") and plan.aux_copy is None
+    assert _fields(launches[-1], plan)["aux_address"] == 1 << 29
+    # a hit re-points its descriptor; without it the call is another kernel
     launch_plan.gemm(a, b, c, bias=bias, activation="gelu", pre_activation_out=aux.moved(1 << 20))
-    assert len(cache.table()) == 1 and _fields(launches[-1], plan)["aux_ptr"] == (1 << 29) + (1 << 20)
+    assert len(cache.table()) == 1 and _fields(launches[-1], plan)["aux_address"] == (1 << 29) + (1 << 20)
     launch_plan.gemm(a, b, c, bias=bias, activation="gelu")
     assert len(cache.table()) == 2 and not configs[-1].has_aux
-    assert _fields(launches[-1], list(cache.table().values())[-1])["aux_ptr"] == 0
     # the identity's pre-activation is the output's value: a fused plan of its own
     launch_plan.gemm(a, b, c, pre_activation_out=aux)
     assert configs[-1].has_aux and configs[-1].activation == "identity"
-    # a mode of extent 1 gets stride 0 (its stride is never followed, so an odd one does not stage the tensor)
+    # a row of any pitch when M is 1 (its stride is never followed)
     a1, c1 = FakeCuda((1, 128)), FakeCuda((1, 64), address=1 << 26)
     launch_plan.gemm(a1, FakeCuda((128, 64), address=1 << 24), c1, activation="relu",
                      pre_activation_out=FakeCuda((1, 64), stride=(3, 1), address=1 << 29))
-    assert _fields(launches[-1], list(cache.table().values())[-1])["aux_stride_m"] == 0
+    assert list(cache.table().values())[-1].aux_copy is None
 
 
 def test_pre_activation_out_may_not_overlap_anything(fakes):
@@ -243,21 +249,23 @@ def test_swiglu_on_a_tile_192_pick_takes_the_fastest_tile_it_can_halve():
     assert cfg.tile_n % 128 == 0 and (cfg.cluster_m, cfg.cluster_n) == (2, 1)
 
 
-def test_pre_activation_out_the_kernel_cannot_write_is_staged():
-    from cute_examples.dense_gemm.epilogue_args import check_epilogue
-    from cute_examples.dense_gemm.launch_plan import aux_storage
+def test_pre_activation_out_the_kernel_cannot_store_is_staged():
+    from cute_examples.dense_gemm.launch_plan import aux_layout
 
-    a, b = FakeCuda((256, 128)), FakeCuda((128, 64))
+    def copy(shape, stride, c_major="n"):
+        return aux_layout(FakeCuda(shape, stride=stride), c_major)[0]
 
-    def storage(shape, stride, a=a, b=b):
-        aux = FakeCuda(shape, stride=stride)
-        return aux_storage(check_epilogue(a, b, None, "float16", activation="gelu", pre_activation_out=aux), shape)
-
-    assert storage((256, 64), (64, 1)) is None  # row-major: each column pair is one 2-element store
-    assert storage((256, 64), (72, 1)) is None  # padded rows of an even pitch
-    assert storage((256, 64), (1, 256)) == (256, 64)  # M-major: a row-major copy
-    assert storage((256, 64), (65, 1)) == (256, 64)  # an odd row pitch: rows not two elements aligned
-    assert storage((256, 64), (128, 2)) == (256, 64)  # every other column
-    a3, b63 = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 63))
-    assert storage((2, 256, 63), (256 * 64, 64, 1), a3, b63) == (2, 256, 64)  # odd N: its last pair's column added
-    assert storage((2, 256, 64), (256 * 64 + 1, 64, 1), a3, FakeCuda((2, 128, 64))) == (2, 256, 64)  # odd batch
+    assert copy((256, 64), (64, 1)) is None  # row-major: C's TMA stores take it
+    assert copy((256, 64), (72, 1)) is None  # rows padded to a 16-byte pitch
+    assert copy((256, 64), (1, 256), "m") is None  # M-major under an M-major C
+    assert copy((2, 256, 64), (300 * 64, 64, 1)) is None
+    assert copy((256, 64), (65, 1)) == ((256, 64), "n")  # a pitch off 16 bytes: a padded row-major copy
+    assert copy((256, 64), (1, 256)) == ((256, 64), "n")  # M-major under an N-major C
+    assert copy((256, 64), (128, 2)) == ((256, 64), "n")  # every other column
+    assert copy((256, 63), (64, 1)) == ((256, 64), "n")  # rows that end inside a 16-byte chunk
+    assert copy((2, 256, 64), (256 * 64 + 1, 64, 1)) == ((2, 256, 64), "n")  # a batch pitch off 16 bytes
+    assert copy((256, 64), (64, 1), "m") == ((64, 256), "m")  # N-major under an M-major C: a padded M-major copy
+    _, op = aux_layout(FakeCuda((256, 63), stride=(64, 1)), "n")
+    assert (op.rows, op.cols, op.stride_rows, op.stride_cols) == (256, 63, 64, 1)
+    _, op = aux_layout(FakeCuda((100, 60), stride=(60, 1)), "m")  # the copy's columns hold 104 rows
+    assert (op.rows, op.cols, op.stride_rows, op.stride_cols) == (100, 60, 1, 104)

@@ -427,21 +427,19 @@ def _run_epilogue(args: argparse.Namespace, cfg: GemmConfig, kernel: Any, props:
 
     from ..timing import interleaved_median_ms
     from .epilogue_args import check_epilogue
-    from .host import launch_gemm, problem_of
+    from .host import launch_gemm, problem_of, tensor_maps
     from .launch_plan import _fused_values
 
     e = args.epilogue or epilogue_of("")
     c, bias, inp = _epilogue_operands(e, cfg, a, b, c)
-    # the pre-activation output, NaN-poisoned: (L, M, N) in the row-major storage the kernel writes (an odd N's
-    # rows hold one more element: `launch_plan.aux_storage`)
-    aux = aux_storage = None
-    if cfg.has_aux:
-        aux_storage = (*c.shape[:-1], c.shape[-1] + c.shape[-1] % 2)
-        aux = torch.full(aux_storage, float("nan"), dtype=c.dtype, device=c.device)[..., : c.shape[-1]]
+    # the pre-activation output: C's layout (L, M, N), rows or columns padded to 16 bytes, NaN-poisoned
+    aux = _matrix(*c.shape, cfg.c_major == "n", c.dtype, c.device, "nan") if cfg.has_aux else None
     checked = check_epilogue(a, b, c, cfg.epilogue_dtype, bias=bias, input=inp, alpha=e["alpha"], beta=e["beta"],
                              activation=e["activation"], pre_activation_out=aux)
     problem = problem_of(a, b, c, checked.n_out)
-    fused = _fused_values(checked, True, aux_storage)
+    # its TMA descriptor: C's stores bound to it (C's own without it: never read)
+    aux_map = tensor_maps(problem_of(a, b, c if aux is None else aux, checked.n_out), cfg)[2]
+    fused = _fused_values(checked, True, aux_map)
     out_scale = 1.0 if args.out_scale is None else args.out_scale
     amax = torch.zeros((), device=a.device)
     if cfg.scaled:  # SCALE_PARAMS: no device scales of A and B; an 8-bit C's by-value out_scale and amax

@@ -19,10 +19,10 @@ ValueError/TypeError naming the argument and the rule, and returns the `Epilogue
 - `pre_activation_out` (cuBLASLt's EPILOGUE_AUX output, Transformer Engine's `pre_gelu_out`, CUTLASS's aux store;
   named after torch's `out=`): a CUDA tensor of C's dtype on a's device and of C's exact shape (.., M, N) that
   receives `alpha * a @ b + beta * input + bias`, the value the activation is applied to, while `out` receives
-  the activated value. Any strides whose elements do not overlap each other (the kernel writes it as it is when
-  it is contiguous along N with even row and batch strides, an even N and an address two elements aligned, else a
-  row-major copy that the plan copies into it after the launch: `launch_plan.aux_storage`); its overlap with
-  out, a, b, bias or input is checked per call by the plan (never allowed). Not with
+  the activated value. Any strides whose elements do not overlap each other (the kernel's TMA stores write it as it
+  is when a descriptor of C's major takes it, as C's own rules say; else a padded copy of that major, copied into
+  it after the launch: `launch_plan.aux_layout`); its overlap with out, a, b, bias or input is checked per call by
+  the plan (never allowed). Not with
   activation "swiglu" (its pre-activation is the (M, N) interleaved gate/up product, twice C's width: compute it
   with a plain gemm into that shape) nor an 8-bit C.
 """

@@ -17,12 +17,9 @@ pairs or f32 stores) is the plain epilogue's:
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
   2j (gate) and 2j+1 (up) into output group j (`epilogue.swiglu_sources`);
-- the pre-activation output (`has_aux`, gemm()'s `pre_activation_out`): each thread stores its own values at
-  `aux_ptr + row*sm + col + batch*sl` in C's dtype, its two adjacent columns (value pair 2i, 2i+1) as one
-  2-element store at the row's address plus an immediate, predicated on the row and the pair's first column lying
-  inside the problem. The host passes a tensor that allows it (`launch_plan.aux_layout`: contiguous along N, the
-  base, sm and sl even in elements, an even N) or a staged copy of that form (whose padding column takes an odd
-  N's last pair), so nothing is written outside the (M, N, L) tensor;
+- the pre-activation output (`has_aux`, gemm()'s `pre_activation_out`): `values` keeps each value's
+  pre-activation in `pre` (same indices), which the kernel stages and stores like C's values (its own staging
+  buffers, a TMA descriptor of C's boxes: `kernel._epilogue`);
 - an 8-bit C (`GemmConfig.fp8_out`): `e4m3_pair` turns two output values D into their E4M3 bytes
   `satfinite(D * out_scale)` (`cute_ir.scalar.cvt_e4m3x2`; out_scale the run-time factor times the device
   scalar at `out_scale_ptr` when that is not 0, loaded once per work unit) and keeps the thread's max |D|;
@@ -67,9 +64,7 @@ class FusedParams:
     input_stride_l: Any
     alpha: Any
     beta: Any
-    aux_ptr: Any  # the pre-activation output (`GemmConfig.has_aux`): address, row and batch element strides (i64)
-    aux_stride_m: Any
-    aux_stride_l: Any
+    aux_desc: Any  # the pre-activation output's TMA descriptor (`GemmConfig.has_aux`; C's otherwise, never read)
     scale_a_ptr: Any = None  # the scaled kernel's float32 scales (`kernel.SCALE_PARAMS`)
     scale_b_ptr: Any = None
     out_scale_ptr: Any = None  # an 8-bit C's float32 device out_scale (0: none), amax address (0: none), f32 factor
@@ -126,6 +121,7 @@ class FusedEpilogue:
         self.batch = batch
         self.esize = DTYPE_BYTES[cfg.epilogue_dtype]
         self.row_bias: dict[int, ir.Value] = {}
+        self.pre: dict[int, ir.Value] = {}  # with has_aux: the pre-activation of `values`' latest output values
         self.row_scale: dict[int, ir.Value] = {}
         if ("tensor" in (cfg.scale_a, cfg.scale_b) and params.tensor_scale is None) or (
                 cfg.fp8_out and params.c_scale is None):
@@ -153,8 +149,6 @@ class FusedEpilogue:
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
             # col_t with n - dcol instead would hoist every n - dcol out of the loops and hold them in registers)
             self.cols_left = n - self.col_t
-        if cfg.has_aux:
-            self._init_aux()
         if cfg.bias == "n":
             self.bias_pairs = self._load_bias_pairs()
 
@@ -170,27 +164,6 @@ class FusedEpilogue:
             # both are read when the first is inside N (the host pads an odd N to an even length)
             out[j] = S.ld_global(self.bias_t + d0 * self.esize, self.cols_left > d0, bits)
         return out
-
-    def _init_aux(self) -> None:
-        """The pre-activation output's per-unit values: the thread's two row addresses (at its first column) and
-        row predicates."""
-        p, e = self.p, self.esize
-        base = to_i64(self.col_t) * e + to_i64(self.batch) * p.aux_stride_l * e + p.aux_ptr
-        self.aux_row: dict[int, Any] = {}
-        self.aux_row_ok: dict[int, Any] = {}
-        for h in (0, 1):
-            row = self.row0 + value_coords(self.warp, self.lane, 2 * h)[0]
-            self.aux_row[h] = base + to_i64(row) * p.aux_stride_m * e
-            self.aux_row_ok[h] = row < self.m
-        self.aux_cols_left = self.n - self.col_t
-
-    def _store_aux(self, lo: ir.Value, hi: ir.Value, v: int) -> None:
-        """The pre-activation values v (even) and v + 1 (adjacent columns of one row) into the aux tensor: one
-        2-element store (the host's layout keeps the pair inside it whenever its first column is inside N)."""
-        h = (v // 2) % 2
-        dcol = value_coords(0, 0, v)[1]  # even
-        ok = self.aux_row_ok[h] & (self.aux_cols_left > dcol)
-        S.st_global(self.aux_row[h] + dcol * self.esize, S.pack2(lo, hi, element_type(self.cfg.c_dtype)), ok)
 
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
@@ -262,13 +235,9 @@ class FusedEpilogue:
                     out[4 * j + r] = em.swiglu(gate, up)
             return out
         for j in groups:
-            if not cfg.has_aux:
-                for v in range(4 * j, 4 * j + 4):
-                    out[v] = em.activate(cfg.activation, self._pre(vals[v], v, col_bias))
-                continue
-            for v in range(4 * j, 4 * j + 4, 2):  # value pairs: adjacent columns of one row
-                pre = [self._pre(vals[v + e], v + e, col_bias) for e in (0, 1)]
-                self._store_aux(*pre, v)
-                for e in (0, 1):
-                    out[v + e] = em.activate(cfg.activation, pre[e])
+            for v in range(4 * j, 4 * j + 4):
+                pre = self._pre(vals[v], v, col_bias)
+                if cfg.has_aux:
+                    self.pre[v] = pre
+                out[v] = em.activate(cfg.activation, pre)
         return out

@@ -233,13 +233,43 @@ def tensor_maps(problem: GemmProblem, cfg: GemmConfig) -> tuple[Any, Any, Any]:
     a_map = TensorMap.from_plan(a_bound, p.a.address)
     (k, n, l), (sk, sn, sl) = _geometry(p.b, "rows" if p.b_major == "k" else "cols")
     b_map = TensorMap.from_plan(b_plan.tma.bind((n, k, l), (sn, sk, sl)), p.b.address)
-    shape, stride = _geometry(p.c, "cols" if p.c_major == "n" else "rows")
+    return a_map, b_map, _c_map(c_plan, p.c, p.c_major, p.m)
+
+
+def _c_map(c_plan: Any, op: _Operand, c_major: str, m: int) -> Any:
+    """The TMA descriptor of C's stores (C's tile plan bound to `op`: C, or the pre-activation output)."""
+    from cute_runtime import TensorMap
+
+    shape, stride = _geometry(op, "cols" if c_major == "n" else "rows")
     c_bound = c_plan.tma.bind(shape, stride)
     c_rows = c_bound.box_dims[c_bound.dim_order.index(0)]  # one 64-row slab of an N-major C
-    if p.c_major == "n" and p.m < c_rows:  # the stores likewise cover only the rows M has
-        c_bound = c_bound.with_box_extent(c_bound.dim_order.index(0), box_rows(p.m, c_rows))
-    c_map = TensorMap.from_plan(c_bound, p.c.address)
-    return a_map, b_map, c_map
+    if c_major == "n" and m < c_rows:  # the stores likewise cover only the rows M has
+        c_bound = c_bound.with_box_extent(c_bound.dim_order.index(0), box_rows(m, c_rows))
+    return TensorMap.from_plan(c_bound, op.address)
+
+
+def aux_operand(t: Any, c_major: str, padded: bool = False) -> _Operand | None:
+    """The pre-activation output `t` (C's shape and dtype) as the kernel's TMA stores of C's major take it, or
+    None when they cannot: no unit stride along that major, strides or address off TMA's 16 bytes, or (unless
+    `padded`: a staged copy, whose padding takes the last chunk) a contiguous extent that ends inside a 16-byte
+    chunk (C's own rules: `_operand`, `_store_spills_past`)."""
+    (nb, r, c), (sb, sr, sc) = _as3(t, "pre_activation_out")
+    op = _Operand("pre_activation_out", r, c, nb, sr, sc, sb, t.data_ptr(), _dtype_of(t, "pre_activation_out"))
+    side, unit, inner = ("cols", sc == 1 or c == 1, c) if c_major == "n" else ("rows", sr == 1 or r == 1, r)
+    if not unit or (not padded and (inner * _elem_bytes(op.dtype)) % 16):
+        return None
+    try:
+        _legal_strides(op, side)
+    except ValueError:
+        return None
+    return op
+
+
+def aux_tensor_map(cfg: GemmConfig, op: _Operand, m: int) -> Any:
+    """The pre-activation output's TMA descriptor (`aux_operand`'s op): C's tile plan bound to it."""
+    from .plan import tma_boxes
+
+    return _c_map(tma_boxes(cfg)[2], op, cfg.c_major, m)
 
 
 def choose_config(

@@ -43,9 +43,10 @@ float32 partials before the final unit's epilogue applies the scales (and bias, 
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
 `dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the contiguous bias's and the
 input's addresses as u64, the input's element strides as i64, alpha and beta as f32, the pre-activation output's
-address and element strides) and whose epilogue computes each output value with `epilogue_fused` before staging
-it (and with `has_aux` stores each pre-activation value straight from registers). The plain kernel, its
-parameters and its PTX are unchanged.
+TMA descriptor: C's when the config has none, never read) and whose epilogue computes each output value with
+`epilogue_fused` before staging it (with `has_aux` each chunk's pre-activation values go through staging buffers
+of their own, after C's, and TMA stores of C's boxes). The plain kernel, its parameters and its PTX are
+unchanged.
 
 A config that reads float32 device scales of A or B, or writes an 8-bit C (`GemmConfig.scaled`), is the kernel
 `dense_gemm_scaled`: run-time parameters add `SCALE_PARAMS` (the scales' addresses; an 8-bit C's device
@@ -92,7 +93,7 @@ _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
 FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta",
-                "aux_ptr", "aux_stride_m", "aux_stride_l")
+                "aux_desc")
 # the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused); an
 # 8-bit C's float32 device out_scale and amax addresses (0 when unused) and its by-value out_scale factor
 SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr", "out_scale_ptr", "amax_ptr", "out_scale")
@@ -170,9 +171,7 @@ def dense_gemm_fused(
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
-    aux_ptr: _U64,
-    aux_stride_m: _I64,
-    aux_stride_l: _I64,
+    aux_desc: TensorMap,
     config: GemmConfig,
 ):
     """D = act(alpha * A @ B + beta * input + bias) into C (and the pre-activation into aux when config.has_aux): the
@@ -181,8 +180,7 @@ def dense_gemm_fused(
         raise ValueError("config has no fused epilogue: use dense_gemm")
     if config.scaled:
         raise ValueError("config reads device scales of A or B: use dense_gemm_scaled")
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
-             aux_stride_l)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -205,9 +203,7 @@ def dense_gemm_scaled(
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
-    aux_ptr: _U64,
-    aux_stride_m: _I64,
-    aux_stride_l: _I64,
+    aux_desc: TensorMap,
     scale_a_ptr: _U64,
     scale_b_ptr: _U64,
     out_scale_ptr: _U64,
@@ -219,8 +215,8 @@ def dense_gemm_scaled(
     8-bit C stores satfinite(D * out_scale) (and max |D| at amax_ptr when not 0)."""
     if not config.scaled:
         raise ValueError("config reads no device scales and writes no 8-bit C: use dense_gemm or dense_gemm_fused")
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
-             aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc,
+             scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -269,9 +265,7 @@ def dense_gemm_split_scaled(
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
-    aux_ptr: _U64,
-    aux_stride_m: _I64,
-    aux_stride_l: _I64,
+    aux_desc: TensorMap,
     scale_a_ptr: _U64,
     scale_b_ptr: _U64,
     out_scale_ptr: _U64,
@@ -288,8 +282,8 @@ def dense_gemm_split_scaled(
         raise ValueError("dense_gemm_split_scaled needs a split-K / stream-K config with device scales or an 8-bit C")
     from .split_k import SplitParams
 
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_ptr, aux_stride_m,
-             aux_stride_l, scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc,
+             scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused,
            SplitParams(workspace, flags, splits))
 
@@ -780,12 +774,15 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
     # C's first column: the accumulators' (SwiGLU: half of them, its edge tiles are never clamped along N)
     c_col0 = tile_col0 if cfg.c_tile_n == cfg.tile_n else tile_col0 // (cfg.tile_n // cfg.c_tile_n)
     chunks = cfg.c_tile_n // cfg.epi_n
-    fused = None
+    fused = aux_desc = None
     if epilogue is not None:
         from .epilogue_fused import FusedEpilogue
 
         params, m, n = epilogue
         fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_row0, tile_col0, batch)
+        aux_desc = params.aux_desc if cfg.has_aux else None
+    # the pre-activation output's staging buffer of a chunk: C's plus every warpgroup's C buffers (`smem_plan`)
+    aux_offset = cfg.num_consumer_warpgroups * cfg.epi_buffers * cfg.epi_bytes
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:
@@ -798,6 +795,8 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
         if cfg.epi_buffers > 1:
             if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
         H.named_barrier_sync(barrier_id, 128)
+        # the buffers a chunk's values go to: C's, and the pre-activation output's with `has_aux`
+        bufs = (buf,) if aux_desc is None else (buf, H.smem_offset(buf, aux_offset))
         if cfg.c_bytes == 1:
             # 8-bit C (N-major): each (group, row half) pair of values is one cvt to two e4m3 bytes, one 2-byte
             # st.shared at the f32 path's coordinates
@@ -812,35 +811,38 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
             # stmatrix x4 per pair of 8-column groups (see epilogue.py for the index math)
             for j in list(groups)[::2]:
                 src = vals if fused is None else fused.values(vals, range(j, j + 2))
-                packed = [H.pack_b16x2(src[lo], src[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
                 jloc = j - chunk * cfg.epi_n // 8
                 trans = cfg.c_major == "m"
                 r, c = stmatrix_row_coords(warp_in_wg, lane, jloc, trans)
-                H.stmatrix(H.smem_offset(buf, epi.offset(r, c)), packed, trans=trans)
+                for b, srcs in zip(bufs, (src, fused and fused.pre), strict=False):
+                    packed = [H.pack_b16x2(srcs[lo], srcs[hi], c_elem) for lo, hi in stmatrix_pair_values(j)]
+                    H.stmatrix(H.smem_offset(b, epi.offset(r, c)), packed, trans=trans)
         else:
             for j in groups:
                 jloc = j - chunk * cfg.epi_n // 8
                 src = vals if fused is None else fused.values(vals, range(j, j + 1))
-                for h in (0, 1):
-                    lo = H.to_f32(src[4 * j + 2 * h])
-                    hi = H.to_f32(src[4 * j + 2 * h + 1])
-                    r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
-                    if cfg.c_major == "n":
-                        H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo, hi], alignment=8)
-                    else:
-                        H.st_shared(H.smem_offset(buf, epi.offset(r, c)), [lo], alignment=4)
-                        H.st_shared(H.smem_offset(buf, epi.offset(r, c + 1)), [hi], alignment=4)
+                for b, srcs in zip(bufs, (src, fused and fused.pre), strict=False):
+                    for h in (0, 1):
+                        lo = H.to_f32(srcs[4 * j + 2 * h])
+                        hi = H.to_f32(srcs[4 * j + 2 * h + 1])
+                        r, c = f32_store_coords(warp_in_wg, lane, jloc, h)
+                        if cfg.c_major == "n":
+                            H.st_shared(H.smem_offset(b, epi.offset(r, c)), [lo, hi], alignment=8)
+                        else:
+                            H.st_shared(H.smem_offset(b, epi.offset(r, c)), [lo], alignment=4)
+                            H.st_shared(H.smem_offset(b, epi.offset(r, c + 1)), [hi], alignment=4)
         H.fence_proxy_async_shared()
         H.named_barrier_sync(barrier_id, 128)
 
-        def store(chunk: int = chunk, buf: Any = buf) -> None:
+        def store(chunk: int = chunk, bufs: tuple = bufs) -> None:
             col0 = c_col0 + chunk * cfg.epi_n
             for box in epi.boxes:
                 mm = row0 + box.mn if box.mn else row0
                 nn = col0 + box.k if box.k else col0
                 coords = [nn, mm, batch] if cfg.c_major == "n" else [mm, nn, batch]
-                H.tma_store(c_desc, H.smem_offset(buf, box.smem_offset), coords)
-            H.tma_store_commit()
+                for desc, b in zip((c_desc, aux_desc), bufs, strict=False):
+                    H.tma_store(desc, H.smem_offset(b, box.smem_offset), coords)
+            H.tma_store_commit()  # one bulk group: the buffers' waits above count both outputs' stores
             if cfg.epi_buffers == 1:
                 H.tma_store_wait(0, read=True)
 

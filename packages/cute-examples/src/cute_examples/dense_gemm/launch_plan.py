@@ -53,6 +53,8 @@ from .host import (
     _dtype_of,
     _operand,
     _store_spills_past,
+    aux_operand,
+    aux_tensor_map,
     choose_config,
     choose_epilogue_config,
     problem_of,
@@ -295,11 +297,12 @@ class GemmPlan:
         sms = resident_sms(kernel, cfg, props.sm_count)
         grid, raster_n, swz = schedule(problem, cfg, sms, *order)
         p = problem
-        self.aux_storage = None
-        if cfg.fused and self.epilogue.aux is not None:
-            self.aux_storage = aux_storage(self.epilogue, self.out_shape)
-            self.aux_align = 2 * DTYPE_BYTES[cfg.c_dtype]
-        fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3, self.aux_storage)
+        self.aux_copy = None  # the storage of pre_activation_out's staged copy (`aux_layout`), or None
+        aux_map, aux_at = maps[2], []  # the pre-activation output's descriptor: C's without one (never read)
+        if cfg.fused and cfg.has_aux:
+            self.aux_copy, op = aux_layout(self.epilogue.aux, cfg.c_major)
+            aux_map, aux_at = aux_tensor_map(cfg, op, p.m), [op.address]
+        fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3, aux_map)
         if cfg.scaled:
             fused += (0, 0, 0, 0, 1.0)  # the scales' and amax's addresses, out_scale: set per call
         split = ()
@@ -321,7 +324,8 @@ class GemmPlan:
         # the CUtensorMaps of the plan are the parameter block's own 128-byte slots (64-byte aligned)
         self.maps = [drv.CUtensorMap(_ptr=self.params.address + o) for o in slots]
         self._replace = drv.cuTensorMapReplaceAddress
-        self.addresses = [m.data_ptr() for m in (ta, tb, tc)]
+        # the descriptors' addresses: a, b, c, and the pre-activation output's (re-pointed per call)
+        self.addresses = [m.data_ptr() for m in (ta, tb, tc)] + aux_at
         self.bias_length = None
         if cfg.shares_k:
             offsets = dict(zip((prm.name for prm in kernel.layout.params), kernel.layout.offsets, strict=True))
@@ -337,7 +341,6 @@ class GemmPlan:
             self._input_ptr = ctypes.c_uint64.from_address(at + offsets["input_ptr"])
             self._alpha = ctypes.c_float.from_address(at + offsets["alpha"])
             self._beta = ctypes.c_float.from_address(at + offsets["beta"])
-            self._aux_ptr = ctypes.c_uint64.from_address(at + offsets["aux_ptr"])
             if cfg.scaled:
                 self._scale_ptrs = tuple(ctypes.c_uint64.from_address(at + offsets[f"scale_{x}_ptr"]) for x in "ab")
                 self._out_scale_ptr = ctypes.c_uint64.from_address(at + offsets["out_scale_ptr"])
@@ -349,7 +352,7 @@ class GemmPlan:
             )
 
     def point(self, i: int, address: int) -> None:
-        """Re-point descriptor i (0 a, 1 b, 2 c) at a new base address."""
+        """Re-point descriptor i (0 a, 1 b, 2 c, 3 the pre-activation output) at a new base address."""
         if address != self.addresses[i]:
             err = self._replace(self.maps[i], address)[0]
             if err:
@@ -428,20 +431,21 @@ class GemmPlan:
         return out
 
     def _set_aux(self, aux: Any, stream: Any) -> Any:
-        """Point the kernel at pre_activation_out, or at a copy of the form it writes (`aux_storage`; or one of
-        aux's own strides when only its address is not two elements aligned), returned to be copied back."""
+        """Point the kernel's pre-activation descriptor at pre_activation_out, or at a copy of the form it takes
+        (`aux_layout`'s; or of aux's own strides when only its address is off 16 bytes), returned to be copied
+        back after the launch."""
         torch = self._torch
-        if self.aux_storage is None and aux.data_ptr() % self.aux_align == 0:
-            self._aux_ptr.value = aux.data_ptr()
+        if self.aux_copy is None and aux.data_ptr() % 16 == 0:
+            self.point(3, aux.data_ptr())
             return None
         with _on(torch, stream):
-            if self.aux_storage is None:
+            if self.aux_copy is None:
                 t = torch.empty_strided(tuple(aux.shape), tuple(aux.stride()), dtype=aux.dtype, device=aux.device)
             else:
-                t = torch.empty(self.aux_storage, dtype=aux.dtype, device=aux.device)[..., : aux.shape[-1]]
-        self._aux_ptr.value = t.data_ptr()
+                storage = torch.empty(self.aux_copy[0], dtype=aux.dtype, device=aux.device)
+                t = _staged_view(storage, self.aux_copy, tuple(aux.shape))
+        self.point(3, t.data_ptr())
         return t
-
 
     def _set_fp8_out(self, out: Any, pc: int, stream: Any, out_scale: Any, amax: Any) -> None:
         """Write an 8-bit C's out_scale (by value, or a device scalar's address) and amax address into the parameter
@@ -549,10 +553,9 @@ def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], 
     return dcfg, choice.splits
 
 
-def _fused_values(e: Any, batched: bool, aux_storage: tuple[int, ...] | None = None) -> tuple:
-    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e (a staged bias's and the
-    pre-activation output's addresses are set per call; `aux_storage`: the row-major copy the kernel writes in
-    place of pre_activation_out, `aux_storage`'s)."""
+def _fused_values(e: Any, batched: bool, aux_map: Any) -> tuple:
+    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e and the pre-activation
+    output's descriptor `aux_map` (a staged bias's and pre_activation_out's addresses are set per call)."""
     bias_ptr = input_ptr = 0
     sm = sn = sl = 0
     if e.bias is not None:
@@ -561,30 +564,38 @@ def _fused_values(e: Any, batched: bool, aux_storage: tuple[int, ...] | None = N
         input_ptr = e.input.data_ptr()
         strides = e.input_strides
         sl, sm, sn = strides if batched else (0, *strides)
-    aux_ptr = am = al = 0
-    if e.aux is not None:
-        aux_ptr = e.aux.data_ptr()
-        if aux_storage is None:
-            al, am, _ = e.aux_strides if batched else (0, *e.aux_strides)
-        else:
-            am, al = aux_storage[-1], aux_storage[-2] * aux_storage[-1] if batched else 0
-    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0, aux_ptr, am, al)
+    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0, aux_map)
 
 
-def aux_storage(e: Any, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    """None when the kernel writes pre_activation_out as it is, else the storage shape of the row-major copy it
-    writes instead (copied into it after the launch).
+def aux_layout(aux: Any, c_major: str) -> tuple[tuple | None, Any]:
+    """(copy, operand): how the kernel writes pre_activation_out `aux` through TMA stores of C's major.
 
-    The kernel stores each thread's two adjacent columns as one 2-element store at the row's address, predicated on
-    the first column lying inside N: it writes the tensor as it is when that is contiguous along N, its row and
-    batch strides are even (in elements) and N is even (its address is checked per call: two elements aligned);
-    the copy's rows hold N rounded up to even elements.
+    copy None: as it is (`host.aux_operand` takes its geometry; its address is checked per call), else the copy it
+    writes instead, (storage shape, major) of a padded tensor of C's major (`_staged_view`), copied into `aux` after
+    the launch. `operand` is the geometry the descriptor is encoded with (re-pointed per call).
     """
-    *rest, sn = e.aux_strides
-    n = shape[-1]
-    if n % 2 == 0 and sn == 1 and all(st % 2 == 0 for st in rest):
-        return None
-    return (*shape[:-1], n + n % 2)
+    probe = Layout(tuple(aux.shape), tuple(aux.stride()), aux.dtype, 16)  # the geometry, at an aligned address
+    op = aux_operand(probe, c_major)
+    if op is not None:
+        return None, op
+    shape = tuple(aux.shape)
+    if c_major == "n":
+        storage, strides = padded(shape, aux.dtype)
+    else:  # M contiguous: the transpose of a padded (.., N, M) tensor
+        *lead, rows, cols = shape
+        storage, t_strides = padded((*lead, cols, rows), aux.dtype)
+        strides = (*t_strides[:-2], t_strides[-1], t_strides[-2])
+    op = aux_operand(Layout(shape, strides, aux.dtype, 16), c_major, padded=True)
+    if op is None:
+        raise AssertionError(f"aux_layout: the padded copy {storage} of {shape} is not TMA-storable")  # by `padded`
+    return (storage, c_major), op
+
+
+def _staged_view(storage: Any, copy: tuple, shape: tuple[int, ...]) -> Any:
+    """The (.., M, N) view of `shape` the kernel writes in a staged copy's storage (`aux_layout`)."""
+    if copy[1] == "n":
+        return storage[..., : shape[-1]]
+    return storage.transpose(-1, -2)[..., : shape[-2], :]
 
 
 def bias_length_to_stage(e: Any, m: int, n: int) -> tuple[int, int] | None:

@@ -31,9 +31,9 @@ Fused epilogue (`D = act(alpha * acc + beta * input + bias)`, see `activation` a
   its loads and 64-bit addresses spill next to the accumulators);
 - `has_alpha`: scale the accumulators by the run-time `alpha`;
 - `has_aux`: also store the pre-activation `alpha * acc + beta * input + bias` (cuBLASLt's EPILOGUE_AUX, CUTLASS's
-  aux store; gemm()'s `pre_activation_out`) in C's dtype with predicated global stores from registers, two
-  adjacent columns per store, at run-time row and batch strides (the host stages any other layout:
-  `launch_plan.aux_storage`); not with SwiGLU (its pre-activation is twice C's width) nor an 8-bit C;
+  aux store; gemm()'s `pre_activation_out`) in C's dtype and layout through staging buffers of its own (as
+  many as C's) and TMA stores of C's boxes (the host stages a tensor a TMA descriptor of C's major cannot
+  take: `launch_plan.aux_layout`); not with SwiGLU (its pre-activation is twice C's width) nor an 8-bit C;
 - `scale_a`, `scale_b` (`SCALE_A_MODES`, `SCALE_B_MODES`): multiply the accumulators by float32 device scales
   (one value, or per row of A / per column of B) before alpha: the kernel `dense_gemm_scaled`.
 - an 8-bit C (`FP8_C_DTYPES`, 8-bit inputs, N-major C): the stored value is `satfinite(D * out_scale)` as E4M3,
@@ -545,8 +545,12 @@ class GemmConfig:
     def epi_n(self) -> int:
         """Columns of C each consumer warpgroup stages per epilogue step: an N-major C's widest swizzle row (128,
         64 or 32 bytes) that divides the tile's columns, an M-major C's 64 (16-bit) or 32 (float32) columns, halved
-        until they divide them (tile N 96 and 160 stage 32-column chunks of a 16-bit C)."""
+        until they divide them (tile N 96 and 160 stage 32-column chunks of a 16-bit C). With the pre-activation
+        output an N-major 16-bit C stages 32-column chunks: its buffers and C's then take the shared memory C's
+        alone take with 64 (128x256: four stages, not three)."""
         width = self.row_epi_n
+        if self.has_aux and self.c_major == "n" and self.c_bytes == 2:
+            width //= 2
         while self.c_tile_n % width and width * self.c_bytes > 32:
             width //= 2
         return width
@@ -580,8 +584,10 @@ class GemmConfig:
         ):
             lt = select_gmma_layout_type(self.a_dtype, "K" if major == "k" else "MN", mn, self.tile_k)
             plan.add_gmma(name, stages * nbytes, lt)
-        # consumer warpgroup g's staging buffer b is at (g * epi_buffers + b) * epi_bytes (SW128 layouts)
-        plan.add_gmma("epi", self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes, GmmaLayoutType.B128)
+        # consumer warpgroup g's staging buffer b is at (g * epi_buffers + b) * epi_bytes (SW128 layouts); with the
+        # pre-activation output (has_aux) its buffer of the same chunk follows all of C's, as many bytes on
+        epi = self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes
+        plan.add_gmma("epi", epi * (2 if self.has_aux else 1), GmmaLayoutType.B128)
         return plan
 
     def smem_bytes(self, stages: int) -> int:
