@@ -108,7 +108,7 @@ def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, 
 
     from .bench_run import checked_launch, prepare_ours
     from .decomposed import Workspace, schedule_of
-    from .host import problem_of, resident_sms, tensor_maps
+    from .host import problem_of, resident_sms, tensor_maps, with_aux_desc
     from .kernel import kernel_of
 
     problem = problem_of(a, b, c)
@@ -121,7 +121,8 @@ def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, 
     workspace = Workspace()  # kept alive by the closure; every launch of the row is on this stream or a graph
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)
     s, p = schedule, problem
-    args = (*tensor_maps(problem, cfg), p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, *extra, ws, flags,
+    maps = tensor_maps(problem, cfg)
+    args = (*maps, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, *with_aux_desc(extra, maps[2]), ws, flags,
             s.splits)
 
     launch, err = checked_launch(kernel, s.grid, args, c, ref, keep=workspace)

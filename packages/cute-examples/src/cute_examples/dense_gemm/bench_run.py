@@ -98,11 +98,12 @@ def prepare_ours(
 ) -> tuple[Any, float]:
     """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`); `extra`: the
     run-time values after the plain kernel's (the fused or scaled kernels' parameters)."""
-    from .host import problem_of, resident_sms, schedule, tensor_maps
+    from .host import problem_of, resident_sms, schedule, tensor_maps, with_aux_desc
     from .kernel import kernel_of
 
     kernel = kernel_of(cfg, SM90A.compute_capability)
     problem = problem_of(a, b, c)
     grid, raster_n, swz = schedule(problem, cfg, resident_sms(kernel, cfg, num_sms))
-    args = (*tensor_maps(problem, cfg), problem.m, problem.n, problem.k, problem.l, raster_n, swz, *extra)
+    maps = tensor_maps(problem, cfg)
+    args = (*maps, problem.m, problem.n, problem.k, problem.l, raster_n, swz, *with_aux_desc(extra, maps[2]))
     return checked_launch(kernel, grid, args, c, ref)

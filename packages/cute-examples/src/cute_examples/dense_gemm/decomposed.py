@@ -125,7 +125,7 @@ def launch_decomposed(
     FUSED_PARAMS and SCALE_PARAMS values in `extra`) for `problem` with `schedule`."""
     import torch
 
-    from .host import tensor_maps
+    from .host import tensor_maps, with_aux_desc
 
     if not cfg.shares_k:
         raise ValueError(f"launch_decomposed: config {cfg.name} is data-parallel (use host.launch_gemm)")
@@ -133,5 +133,5 @@ def launch_decomposed(
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)
     a_map, b_map, c_map = tensor_maps(problem, cfg)
     p, s = problem, schedule
-    kernel.launch(s.grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log, *extra,
-                  ws, flags, s.splits, stream=stream.cuda_stream)
+    kernel.launch(s.grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, s.raster_along_n, s.swizzle_log,
+                  *with_aux_desc(extra, c_map), ws, flags, s.splits, stream=stream.cuda_stream)

@@ -431,11 +431,23 @@ def launch_gemm(
     fused: tuple = (),
 ) -> None:
     """Encode the descriptors and launch `kernel` (a cute_runtime Kernel of cfg) for `problem` (`fused`: the fused
-    kernel's FUSED_PARAMS values)."""
+    kernel's FUSED_PARAMS values, `with_aux_desc`'s)."""
     a_map, b_map, c_map = tensor_maps(problem, cfg)
     grid, raster_n, swz = schedule(problem, cfg, resident_sms(kernel, cfg, num_sms), raster_along_n, swizzle_log)
     p = problem
-    kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, *fused, stream=stream)
+    kernel.launch(grid, a_map, b_map, c_map, p.m, p.n, p.k, p.l, raster_n, swz, *with_aux_desc(fused, c_map),
+                  stream=stream)
+
+
+def with_aux_desc(fused: tuple, c_map: Any) -> tuple:
+    """The fused or scaled kernel's run-time values `fused` (FUSED_PARAMS, then SCALE_PARAMS) with C's descriptor
+    `c_map` for an `aux_desc` of None (no pre-activation output: the kernel never reads it)."""
+    from .kernel import FUSED_PARAMS
+
+    i = FUSED_PARAMS.index("aux_desc")
+    if len(fused) > i and fused[i] is None:
+        return (*fused[:i], c_map, *fused[i + 1:])
+    return fused
 
 
 def _store_spills_past(problem: GemmProblem) -> bool:
