@@ -80,13 +80,14 @@ def test_input_strides_beta_and_row_bias(fakes):
     cache, launches, configs = fakes
     a, b, c = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 64), address=1 << 24), \
         FakeCuda((2, 256, 64), address=1 << 26)
-    inp = FakeCuda((256, 64), stride=(72, 1), address=1 << 28)  # padded rows, broadcast along the batch
+    inp = FakeCuda((256, 1), address=1 << 28)  # broadcast along N and the batch
     bias = FakeCuda((1, 256, 1), address=1 << 29)
     launch_plan.gemm(a, b, c, input=inp, beta=0.25, bias=bias, activation="relu")
     (plan,) = cache.table().values()
-    assert (configs[-1].has_input, configs[-1].bias, plan.input_copy) == (True, "m", None)
+    assert (configs[-1].has_input, configs[-1].bias) == (True, "m")
     got = _fields(launches[-1], plan)
-    assert (got["input_ptr"], got["input_stride_m"], got["input_stride_l"]) == (1 << 28, 72, 0)
+    assert (got["input_ptr"], got["input_stride_m"], got["input_stride_n"], got["input_stride_l"]) == \
+        (1 << 28, 1, 0, 0)
     assert (got["bias_ptr"], got["beta"]) == (1 << 29, 0.25)
     launch_plan.gemm(a, b, c, input=inp.moved(512), beta=3.0, bias=bias, activation="relu")
     got = _fields(launches[-1], plan)
@@ -96,25 +97,6 @@ def test_input_strides_beta_and_row_bias(fakes):
     assert not configs[-1].has_input and len(cache.table()) == 2
     with pytest.raises(ValueError, match="out overlaps input"):
         launch_plan.gemm(a, b, c, input=FakeCuda((256, 64), address=(1 << 26) + 64), bias=bias, activation="relu")
-
-
-def test_an_input_whose_columns_are_not_contiguous_is_staged():
-    from cute_examples.dense_gemm.epilogue_args import check_epilogue
-    from cute_examples.dense_gemm.launch_plan import input_copy
-
-    a, b = FakeCuda((2, 256, 128)), FakeCuda((2, 128, 64))
-
-    def copy(shape, stride=None):
-        e = check_epilogue(a, b, None, "float16", input=FakeCuda(shape, stride=stride), activation="relu")
-        return input_copy(e, (2, 256, 64))
-
-    assert copy((64,)) is None  # a bias-like row: rows and batches of stride 0, columns contiguous
-    assert copy((2, 256, 64)) is None
-    assert copy((256, 64), (1, 256)) == (2, 256, 64)  # M-major: a row-major copy of the broadcast input
-    assert copy((256, 1)) == (2, 256, 64)  # one value per row, broadcast along N
-    assert copy((1,)) == (2, 256, 64)
-    n1 = check_epilogue(a, FakeCuda((2, 128, 1)), None, "float16", input=FakeCuda((256, 1)), activation="relu")
-    assert input_copy(n1, (2, 256, 1)) is None  # N = 1: one column, no stride followed
 
 
 def test_swiglu_plan_writes_half_the_columns(fakes):

@@ -83,7 +83,7 @@ def scaled_extra(scale_a: Any, scale_b: Any, out: tuple = (0, 0, 1.0)) -> tuple:
     """The scaled kernel's run-time values after the plain kernel's: FUSED_PARAMS without bias, input or
     pre-activation output (alpha 1, beta 0; aux_desc None, C's descriptor at the launch: `host.with_aux_desc`), then
     SCALE_PARAMS (`out`: an E4M3 C's out_scale address, amax address and by-value out_scale)."""
-    return (0, 0, 0, 0, 1.0, 0.0, None, scale_a.data_ptr(), scale_b.data_ptr(), *out)
+    return (0, 0, 0, 0, 0, 1.0, 0.0, None, scale_a.data_ptr(), scale_b.data_ptr(), *out)
 
 
 def _timed(ours: Any, theirs: Any, iterations: int) -> tuple[float, float, str, float]:

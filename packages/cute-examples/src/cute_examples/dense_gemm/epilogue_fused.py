@@ -11,10 +11,8 @@ pairs or f32 stores) is the plain epilogue's:
   whole tile's pairs are loaded once per unit, with its other values, before the first chunk (one register
   each), so the load latency is paid once, not after every chunk's barrier;
 - bias along M: the thread's two rows, loaded once per work unit;
-- input (the addend): one load per value at `input_ptr + row*sm + col + batch*sl`, its row's address plus an
-  immediate (row and batch element strides as run-time parameters: broadcast rows and batches have stride 0, so
-  torch.addmm's bias-like broadcasting needs no copy; the host stages an input whose columns are not contiguous:
-  `launch_plan.input_copy`);
+- input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
+  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
 - every load is predicated on its row/column lying inside the problem (a compare of the columns left in N
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
@@ -61,7 +59,8 @@ class FusedParams:
 
     bias_ptr: Any
     input_ptr: Any
-    input_stride_m: Any  # the input's row and batch element strides (i64; its columns are contiguous)
+    input_stride_m: Any
+    input_stride_n: Any
     input_stride_l: Any
     alpha: Any
     beta: Any
@@ -152,22 +151,6 @@ class FusedEpilogue:
             self.cols_left = n - self.col_t
         if cfg.bias == "n":
             self.bias_pairs = self._load_bias_pairs()
-        if cfg.has_input:
-            self._init_input()
-
-    def _init_input(self) -> None:
-        """The input's per-unit values: the addresses of the thread's first column in its two rows, their predicates
-        and the columns left in N (the host passes an input whose columns are contiguous, so value v's address is
-        its row's plus an immediate)."""
-        p, e = self.p, self.esize
-        base = p.input_ptr + (to_i64(self.col_t) + to_i64(self.batch) * p.input_stride_l) * e
-        self.in_row: dict[int, Any] = {}
-        self.in_row_ok: dict[int, Any] = {}
-        for h in (0, 1):
-            row = self.row0 + value_coords(self.warp, self.lane, 2 * h)[0]
-            self.in_row[h] = base + to_i64(row) * p.input_stride_m * e
-            self.in_row_ok[h] = row < self.m
-        self.in_cols_left = self.n - self.col_t
 
     def _load_bias_pairs(self) -> dict[int, ir.Value]:
         """The thread's bias along N for the whole tile, by 8-column group of accumulators: one 2-element load each,
@@ -185,6 +168,8 @@ class FusedEpilogue:
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
         cfg, p = self.cfg, self.p
+        row_in, col_in = value_coords(self.warp, self.lane, v)
+        row, col = self.row0 + row_in, self.col0 + col_in
         dcol = value_coords(0, 0, v)[1]  # the value's column past the thread's first (a Python int)
         bias = None
         if cfg.bias == "m":
@@ -199,9 +184,9 @@ class FusedEpilogue:
             x = self._scaled(x, v, dcol, col_bias)
         addend = None
         if cfg.has_input:
-            h = (v // 2) % 2
-            ok = self.in_row_ok[h] & (self.in_cols_left > dcol)
-            addend = _load_f32(cfg, self.in_row[h] + dcol * self.esize, ok)
+            off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * \
+                p.input_stride_l
+            addend = _load_f32(cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
         return em.pre_activation(
             x,
             alpha=p.alpha if cfg.has_alpha else None,

@@ -42,11 +42,11 @@ float32 partials before the final unit's epilogue applies the scales (and bias, 
 
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
 `dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the contiguous bias's and the
-input's addresses as u64, the input's row and batch element strides as i64 (its columns are contiguous), alpha
-and beta as f32, the pre-activation output's TMA descriptor: C's when the config has none, never read) and whose
-epilogue computes each output value with `epilogue_fused` before staging it (with `has_aux` each chunk's
-pre-activation values go through staging buffers of their own, after C's, and TMA stores of C's boxes). The
-plain kernel, its parameters and its PTX are unchanged.
+input's addresses as u64, the input's element strides as i64, alpha and beta as f32, the pre-activation output's
+TMA descriptor: C's when the config has none, never read) and whose epilogue computes each output value with
+`epilogue_fused` before staging it (with `has_aux` each chunk's pre-activation values go through staging buffers
+of their own, after C's, and TMA stores of C's boxes). The plain kernel, its parameters and its PTX are
+unchanged.
 
 A config that reads float32 device scales of A or B, or writes an 8-bit C (`GemmConfig.scaled`), is the kernel
 `dense_gemm_scaled`: run-time parameters add `SCALE_PARAMS` (the scales' addresses; an 8-bit C's device
@@ -92,7 +92,8 @@ _ORDER_BARRIER_BASE = 3
 _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
-FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_l", "alpha", "beta", "aux_desc")
+FUSED_PARAMS = ("bias_ptr", "input_ptr", "input_stride_m", "input_stride_n", "input_stride_l", "alpha", "beta",
+                "aux_desc")
 # the scaled kernel's run-time parameters after FUSED_PARAMS: the float32 scales' addresses (0 when unused); an
 # 8-bit C's float32 device out_scale and amax addresses (0 when unused) and its by-value out_scale factor
 SCALE_PARAMS = ("scale_a_ptr", "scale_b_ptr", "out_scale_ptr", "amax_ptr", "out_scale")
@@ -166,6 +167,7 @@ def dense_gemm_fused(
     bias_ptr: _U64,
     input_ptr: _U64,
     input_stride_m: _I64,
+    input_stride_n: _I64,
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
@@ -178,7 +180,7 @@ def dense_gemm_fused(
         raise ValueError("config has no fused epilogue: use dense_gemm")
     if config.scaled:
         raise ValueError("config reads device scales of A or B: use dense_gemm_scaled")
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_l, alpha, beta, aux_desc)
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
 
@@ -197,6 +199,7 @@ def dense_gemm_scaled(
     bias_ptr: _U64,
     input_ptr: _U64,
     input_stride_m: _I64,
+    input_stride_n: _I64,
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
@@ -212,7 +215,7 @@ def dense_gemm_scaled(
     8-bit C stores satfinite(D * out_scale) (and max |D| at amax_ptr when not 0)."""
     if not config.scaled:
         raise ValueError("config reads no device scales and writes no 8-bit C: use dense_gemm or dense_gemm_fused")
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_l, alpha, beta, aux_desc,
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc,
              scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused)
 
@@ -258,6 +261,7 @@ def dense_gemm_split_scaled(
     bias_ptr: _U64,
     input_ptr: _U64,
     input_stride_m: _I64,
+    input_stride_n: _I64,
     input_stride_l: _I64,
     alpha: _F32,
     beta: _F32,
@@ -278,7 +282,7 @@ def dense_gemm_split_scaled(
         raise ValueError("dense_gemm_split_scaled needs a split-K / stream-K config with device scales or an 8-bit C")
     from .split_k import SplitParams
 
-    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_l, alpha, beta, aux_desc,
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc,
              scale_a_ptr, scale_b_ptr, out_scale_ptr, amax_ptr, out_scale)
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused,
            SplitParams(workspace, flags, splits))

@@ -302,9 +302,7 @@ class GemmPlan:
         if cfg.fused and cfg.has_aux:
             self.aux_copy, op = aux_layout(self.epilogue.aux, cfg.c_major)
             aux_map, aux_at = aux_tensor_map(cfg, op, p.m), [op.address]
-        # an input whose columns are not contiguous: the kernel reads a row-major copy (`input_copy`)
-        self.input_copy = None if not cfg.fused else input_copy(self.epilogue, self.out_shape)
-        fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3, aux_map, self.input_copy)
+        fused = () if not cfg.fused else _fused_values(self.epilogue, a.dim() == 3, aux_map)
         if cfg.scaled:
             fused += (0, 0, 0, 0, 1.0)  # the scales' and amax's addresses, out_scale: set per call
         split = ()
@@ -386,11 +384,10 @@ class GemmPlan:
                 with _on(torch, stream):
                     out.zero_()
             return out
-        # the copies of a bias and an input the kernel cannot read as they are, alive until the launch is queued
-        staged_reads = None
+        staged_bias = None  # a contiguous copy of a strided or broadcast bias, alive until the launch is queued
         staged_aux = None  # the copy of pre_activation_out the kernel writes where it cannot write it as it is
         if self.epilogue is not None and self.config.fused:
-            staged_reads = self._set_epilogue(epi, out, pc, stream)
+            staged_bias = self._set_epilogue(epi, out, pc, stream)
             if self.epilogue.aux is not None:
                 staged_aux = self._set_aux(epi[5], stream)
             if self.config.scaled:
@@ -411,7 +408,7 @@ class GemmPlan:
             self.point(1, pb)
             self.point(2, pc)
             self.launch(s)
-            del staged_reads  # freed in stream order: the launch was queued first
+            del staged_bias  # freed in stream order: the launch was queued first
             if staged_aux is not None:
                 with _on(torch, stream):
                     epi[5].copy_(staged_aux)
@@ -468,7 +465,7 @@ class GemmPlan:
 
     def _set_epilogue(self, epi: tuple, out: Any, pc: int, stream: Any) -> Any:
         """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked);
-        returns the copies of a bias and of an input the kernel cannot read as they are (else None)."""
+        returns the contiguous copy of a bias the kernel cannot read as it is (else None)."""
         bias, inp, alpha, beta, _, aux = epi
         sc = _span(out.shape, out.stride(), numeric_type(str(out.dtype)).bytes)
         staged = None
@@ -482,21 +479,15 @@ class GemmPlan:
                     staged = _bias_vector(bias, length, storage)
                 p = staged.data_ptr()
             self._bias_ptr.value = p
-        staged_input = None
         if self.epilogue.has_input:
             p = inp.data_ptr()
             same = p == pc and tuple(inp.shape) == tuple(out.shape) and tuple(inp.stride()) == tuple(out.stride())
             if not same and pc < p + self.epi_spans[1] and p < pc + sc:
                 raise ValueError("out overlaps input (other than being it exactly); gemm() needs a separate output")
-            if self.input_copy is not None:  # read before the launch writes out (which it may be)
-                with _on(self._torch, stream):
-                    staged_input = self._torch.empty(self.input_copy, dtype=inp.dtype, device=inp.device)
-                    staged_input.copy_(inp.expand(self.input_copy))
-                p = staged_input.data_ptr()
             self._input_ptr.value = p
             self._beta.value = float(beta if beta is not None else 1.0)
         self._alpha.value = float(alpha)
-        return staged, staged_input
+        return staged
 
 
 def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
@@ -562,30 +553,18 @@ def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], 
     return dcfg, choice.splits
 
 
-def _fused_values(e: Any, batched: bool, aux_map: Any, input_copy: tuple[int, ...] | None = None) -> tuple:
-    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e, the pre-activation output's
-    descriptor `aux_map` and the shape of the input's row-major copy (`input_copy`; a staged bias's, the copy's and
-    pre_activation_out's addresses are set per call)."""
+def _fused_values(e: Any, batched: bool, aux_map: Any) -> tuple:
+    """The fused kernel's run-time arguments (FUSED_PARAMS) for the checked epilogue e and the pre-activation
+    output's descriptor `aux_map` (a staged bias's and pre_activation_out's addresses are set per call)."""
     bias_ptr = input_ptr = 0
-    sm = sl = 0
+    sm = sn = sl = 0
     if e.bias is not None:
         bias_ptr = e.bias.data_ptr()
     if e.has_input:
         input_ptr = e.input.data_ptr()
-        if input_copy is None:
-            sl, sm, _ = e.input_strides if batched else (0, *e.input_strides)
-        else:
-            sm, sl = input_copy[-1], input_copy[-2] * input_copy[-1] if batched else 0
-    return (bias_ptr, input_ptr, sm, sl, e.alpha, e.beta if e.has_input else 0.0, aux_map)
-
-
-def input_copy(e: Any, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    """None when the kernel reads the input as it is (its columns contiguous: broadcast rows and batches have
-    stride 0), else C's `shape`: the row-major copy of the broadcast input it reads instead (made per call)."""
-    if not e.has_input:
-        return None
-    sn = e.input_strides[-1]
-    return None if sn == 1 or shape[-1] == 1 else tuple(shape)
+        strides = e.input_strides
+        sl, sm, sn = strides if batched else (0, *strides)
+    return (bias_ptr, input_ptr, sm, sn, sl, e.alpha, e.beta if e.has_input else 0.0, aux_map)
 
 
 def aux_layout(aux: Any, c_major: str) -> tuple[tuple | None, Any]:
