@@ -27,7 +27,10 @@ from cute_examples.dense_gemm.spec import DTYPE_BYTES, GemmConfig  # noqa: E402
 
 # kind i on representative tile i % 3 (kind_configs() lists the kinds per tile, tile-major)
 _ALL = kind_configs()
-CASES = [_ALL[(i % 3) * len(EPILOGUE_KINDS) + i] for i in range(len(EPILOGUE_KINDS))]
+CASES = [_ALL[(i % 3) * len(EPILOGUE_KINDS) + i] for i in range(len(EPILOGUE_KINDS))] + [
+    # SwiGLU's 96 C columns of tile N 192: three 32-column chunks (the pick at 512 tokens of Llama-3 8B's gate/up)
+    GemmConfig(a_dtype="bfloat16", b_dtype="bfloat16", c_dtype="bfloat16", tile_n=192, activation="swiglu", bias="n"),
+]
 
 
 def _expected_loads(cfg: GemmConfig) -> dict[int, int]:
@@ -100,8 +103,9 @@ def test_config_rules_and_names():
         GemmConfig(has_input=1)
     with pytest.raises(ValueError, match="swiglu' takes no input"):
         GemmConfig(activation="swiglu", has_input=True)
-    with pytest.raises(ValueError, match=r"tile_n / 2 = 32 columns .* \(tile_n a multiple of 128\)"):
-        GemmConfig(activation="swiglu", tile_n=64)
+    with pytest.raises(ValueError, match=r"tile_n / 2 = 48 columns .* \(tile_n a multiple of 64\)"):
+        GemmConfig(activation="swiglu", tile_n=96)
+    assert GemmConfig(activation="swiglu", tile_n=192).epi_n == 32  # three 32-column chunks of C
     assert GemmConfig(activation="swiglu", tile_n=64, c_dtype="float32").c_tile_n == 32
     assert GemmConfig(has_input=True, tile_n=256).has_input  # cooperative: an input at every tile N (0 spills)
     with pytest.raises(ValueError, match=r"has_input with schedule 'pingpong' needs .* <= 64 accumulators"):
@@ -138,9 +142,9 @@ def test_cli_epilogue_flag_maps_to_the_config(capsys):
     cfg = config_of(parse_args(["--epilogue", "bias_m,input,alpha=0.5,beta=0"]))
     assert cfg.bias == "m" and not cfg.has_input and cfg.has_alpha  # beta 0 never reads input
     for bad, msg in (("gelu,relu", "is not one of"), ("beta=2", "needs input"), ("alpha=x", "must be a number"),
-                     ("swiglu", "tile_n a multiple of 128")):
+                     ("swiglu", "tile_n a multiple of 64")):
         with pytest.raises(SystemExit) as exc:
-            parse_args(["--epilogue", bad, "--tile_shape_mnk", "128,64,64"])
+            parse_args(["--epilogue", bad, "--tile_shape_mnk", "128,96,64"])
         assert exc.value.code == 2 and msg in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parse_args(["--epilogue", "gelu", "--tune"])

@@ -105,13 +105,13 @@ def test_swiglu_plan_writes_half_the_columns(fakes):
     b = FakeCuda((128, 256), stride=(1, 128), address=1 << 24)  # w.t(): K-major B
     out = launch_plan.gemm(a, b, FakeCuda((300, 128), address=1 << 26), activation="swiglu")
     cfg = configs[-1]
-    assert cfg.activation == "swiglu" and cfg.tile_n >= 128 and cfg.c_tile_n == cfg.tile_n // 2
+    assert cfg.activation == "swiglu" and cfg.c_tile_n == cfg.tile_n // 2 and cfg.c_tile_n % cfg.epi_n == 0
     assert out.shape == (300, 128) and w.shape[0] == 256
     with pytest.raises(ValueError, match=r"out must be \(300, 128\) per batch, got \(300, 256\).*SwiGLU"):
         launch_plan.gemm(a, b, FakeCuda((300, 256), address=1 << 26), activation="swiglu")
-    with pytest.raises(ValueError, match="multiple of 128"):
+    with pytest.raises(ValueError, match="multiple of 64"):
         launch_plan.gemm(a, b, FakeCuda((300, 128), address=1 << 26), activation="swiglu",
-                         tile_shape_mnk=(128, 64, 64))
+                         tile_shape_mnk=(128, 96, 64))
 
 
 def test_bad_epilogue_arguments_fail_before_any_kernel(fakes):
@@ -234,19 +234,23 @@ def test_bad_pre_activation_out_fails_before_any_kernel(fakes):
     assert configs == [] and launches == [] and cache.table() == {}
 
 
-def test_swiglu_on_a_tile_192_pick_takes_the_fastest_tile_it_can_halve():
-    """Tile N 192 halves into 96 columns, not a whole number of 64-column chunks: SwiGLU re-chooses among the
-    ranked tiles whose half is (512 x 6144 x 4096 picks 128x192; with SwiGLU the first ranked 128- or 256-wide)."""
+def test_swiglu_takes_the_fastest_tile_it_can_halve():
+    """SwiGLU's C columns per tile (tile N / 2) must be whole 32-column chunks of a 16-bit C: tile N 192 (96) keeps the
+    pick (512 x 6144 x 4096), tile N 160 (80) is re-chosen among the ranked tiles whose half is (512 x 10240 x 8192
+    picks 128x160 c2x1)."""
     from cute_examples.dense_gemm.choice import GemmShape, rank_configs
     from cute_examples.dense_gemm.host import choose_config, choose_epilogue_config
 
     shape = GemmShape(512, 6144, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
     assert choose_config(shape).tile_n == 192
+    assert choose_epilogue_config(shape, {"activation": "swiglu"}).tile_n == 192
+    shape = GemmShape(512, 10240, 8192, ab_dtype="bfloat16", c_dtype="bfloat16")
+    assert choose_config(shape).tile_n == 160
     cfg = choose_epilogue_config(shape, {"activation": "swiglu"})
-    want = next(t for t, _ in rank_configs(shape) if t[1] % 128 == 0)
+    want = next(t for t, _ in rank_configs(shape) if t[1] % 64 == 0)
     assert (cfg.tile_m, cfg.tile_n) == want and cfg.c_tile_n % cfg.epi_n == 0
     cfg = choose_epilogue_config(shape, {"activation": "swiglu"}, cluster_shape_mn=(2, 1))
-    assert cfg.tile_n % 128 == 0 and (cfg.cluster_m, cfg.cluster_n) == (2, 1)
+    assert cfg.tile_n % 64 == 0 and (cfg.cluster_m, cfg.cluster_n) == (2, 1)
 
 
 def test_pre_activation_out_the_kernel_cannot_store_is_staged():

@@ -59,7 +59,8 @@ _KIND_TILES = (
 
 
 def kind_configs() -> list[GemmConfig]:
-    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N >= 2 epi_n)."""
+    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N 2 epi_n where its C columns are
+    not whole chunks)."""
     out = []
     for base in _KIND_TILES:
         for kind in EPILOGUE_KINDS:
@@ -80,7 +81,7 @@ class EpilogueCase:
     the last three staged by gemm(); `input`: None, "full" (C's shape), "row" ((N,), broadcast along M), "col"
     ((M, 1)) or "out" (out itself); `alpha`, `beta` as gemm() takes them; `aux`: no pre_activation_out (None) or one
     of C's shape: "dense" (row-major), "col_major" (M contiguous) or "padded" (row-major with one element more per
-    row: an even N gives rows at odd element offsets and 1-element stores, an odd N 2-element ones).
+    row: a row pitch off TMA's 16 bytes, so the kernel writes a staged copy, `launch_plan.aux_layout`).
     """
 
     name: str
@@ -134,13 +135,15 @@ GPU_CASES = (
     EpilogueCase("swiglu_f16", "float16", "float16", (300, 544, 1024, 1), "swiglu"),
     EpilogueCase("swiglu_bias_bf16", "bfloat16", "bfloat16", (300, 544, 1024, 1), "swiglu", "n"),
     EpilogueCase("swiglu_f32", "float16", "float32", (300, 544, 1024, 1), "swiglu"),
+    # tile N 192 (C's 96 columns: three 32-column chunks) on a 1x2 cluster; 132 and 114 SMs pick it
+    EpilogueCase("swiglu_bias_tile192_bf16", "bfloat16", "bfloat16", (300, 8192, 512, 1), "swiglu", "n"),
     # pre_activation_out: the pre-activation and the output both checked
     EpilogueCase("gelu_bias_aux_f16", "float16", "float16", (300, 272, 1024, 1), "gelu", "n", aux="dense"),
     EpilogueCase("relu_input_alpha_aux_f32", "float16", "float32", (300, 272, 1024, 1), "relu", "m", "full",
                  alpha=2.0, beta=0.5, aux="dense"),
     EpilogueCase("gelu_batched_input_aux_bf16", "bfloat16", "bfloat16", (300, 272, 512, 2), "gelu", "n", "full",
                  aux="padded"),
-    # odd N in rows of even length: 2-element stores but the last column's, which is a 1-element one
+    # odd N in rows of even length: rows that end inside a 16-byte chunk, a staged copy
     EpilogueCase("relu_odd_aux_f16", "float16", "float16", (127, 201, 72, 1), "relu", "n", "row", aux="padded"),
     EpilogueCase("gelu_m_major_aux_f32", "float16", "float32", (300, 272, 256, 1), "gelu", "n", c_major="m",
                  aux="col_major"),

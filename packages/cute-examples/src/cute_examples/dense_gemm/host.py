@@ -350,24 +350,26 @@ def choose_epilogue_config(
 ) -> GemmConfig:
     """`choose_config`'s pick with the fused epilogue's GemmConfig `fields` (activation, bias, has_input, has_alpha).
 
-    SwiGLU writes tile_n / 2 columns per tile, a whole number of C's 128-byte epilogue rows only where tile N is a
-    multiple of 2 row_epi_n (128 for a 16-bit C): another pick is re-chosen at the fastest modelled tile that is;
+    SwiGLU writes tile_n / 2 columns per tile, a whole number of its epilogue chunks only where tile N is a
+    multiple of 2 swiglu_chunk_n (64 for a 16-bit N-major C): another pick is re-chosen at the fastest modelled tile
+    that is;
     an input addend on the ping-pong schedule needs at most `spec.MAX_PINGPONG_INPUT_ACC` accumulators per thread
     (64 x 128): a larger pick is re-chosen at 64 x 128 (a given tile that breaks either is a ValueError).
     """
     from .spec import MAX_PINGPONG_INPUT_ACC
 
     cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
-    if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.row_epi_n:
+    unit = cfg.swiglu_chunk_n
+    if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % unit:
         if tile_shape_mnk is not None:
-            raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * cfg.row_epi_n} for a "
+            raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * unit} for a "
                              f"{cfg.c_dtype} C, got tile_shape_mnk {tuple(tile_shape_mnk)}")
         from .choice import rank_configs
 
-        # the fastest modelled tile whose half is a whole number of chunks (tile N 192's 96 columns are not)
+        # the fastest modelled tile whose half is a whole number of chunks (tile N 160's 80 columns are not)
         given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
-        wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % cfg.row_epi_n == 0 and given in (None, c)]
-        tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * cfg.row_epi_n, cfg.tile_k)
+        wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % unit == 0 and given in (None, c)]
+        tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * unit, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
     pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n // 128 > MAX_PINGPONG_INPUT_ACC

@@ -308,11 +308,11 @@ class GemmConfig:
         if self.activation == "swiglu":
             if self.has_input:
                 raise ValueError("activation 'swiglu' takes no input (has_input must be False)")
-            if (self.tile_n // 2) % self.row_epi_n:
+            if (self.tile_n // 2) % self.swiglu_chunk_n:
                 raise ValueError(
                     f"activation 'swiglu' writes tile_n / 2 = {self.tile_n // 2} columns per tile, which must be a "
-                    f"multiple of the {self.row_epi_n}-column epilogue chunk of a {self.c_dtype} {self.c_major}-major "
-                    f"C (tile_n a multiple of {2 * self.row_epi_n})"
+                    f"multiple of the {self.swiglu_chunk_n}-column epilogue chunk of a {self.c_dtype} "
+                    f"{self.c_major}-major C (tile_n a multiple of {2 * self.swiglu_chunk_n})"
                 )
 
     def _check_fp8_out(self) -> None:
@@ -537,9 +537,14 @@ class GemmConfig:
 
     @property
     def row_epi_n(self) -> int:
-        """Columns of C in one 128-byte swizzle row (N-major) or the widest M-major chunk: the chunk SwiGLU's and an
-        8-bit C's epilogues need whole (64 of a 16-bit C)."""
+        """Columns of C in one 128-byte swizzle row (N-major) or the widest M-major chunk (64 of a 16-bit C)."""
         return 128 // self.c_bytes if self.c_major == "n" else (64 if self.c_bytes == 2 else 32)
+
+    @property
+    def swiglu_chunk_n(self) -> int:
+        """The epilogue chunk SwiGLU's C columns per tile must be a multiple of: a 16-bit N-major C's 64-byte row
+        (32 columns: tile N 192 writes three), else `row_epi_n`."""
+        return 32 if self.c_bytes == 2 and self.c_major == "n" else self.row_epi_n
 
     @property
     def epi_n(self) -> int:
