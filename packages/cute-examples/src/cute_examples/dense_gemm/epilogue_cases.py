@@ -59,15 +59,15 @@ _KIND_TILES = (
 
 
 def kind_configs() -> list[GemmConfig]:
-    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N 2 epi_n where its C columns are
-    not whole chunks)."""
+    """Every `EPILOGUE_KINDS` entry on every `_KIND_TILES` entry (SwiGLU at tile N 2 swiglu_chunk_n where its C
+    columns are not whole chunks)."""
     out = []
     for base in _KIND_TILES:
         for kind in EPILOGUE_KINDS:
             tile = dict(base)
             cfg = GemmConfig(**tile)
-            if kind.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.epi_n:
-                tile["tile_n"] = 2 * cfg.epi_n
+            if kind.get("activation") == "swiglu" and (cfg.tile_n // 2) % cfg.swiglu_chunk_n:
+                tile["tile_n"] = 2 * cfg.swiglu_chunk_n
             out.append(GemmConfig(**tile, **kind))
     return out
 
