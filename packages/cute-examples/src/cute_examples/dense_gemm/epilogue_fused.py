@@ -122,7 +122,6 @@ class FusedEpilogue:
         self.esize = DTYPE_BYTES[cfg.epilogue_dtype]
         self.row_bias: dict[int, ir.Value] = {}
         self.pre: dict[int, ir.Value] = {}  # with has_aux: the pre-activation of `values`' latest output values
-        self.inputs: dict[int, ir.Value] = {}  # input elements loaded ahead of their values (`prefetch_input`)
         self.row_scale: dict[int, ir.Value] = {}
         if ("tensor" in (cfg.scale_a, cfg.scale_b) and params.tensor_scale is None) or (
                 cfg.fp8_out and params.c_scale is None):
@@ -169,6 +168,8 @@ class FusedEpilogue:
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
         cfg, p = self.cfg, self.p
+        row_in, col_in = value_coords(self.warp, self.lane, v)
+        row, col = self.row0 + row_in, self.col0 + col_in
         dcol = value_coords(0, 0, v)[1]  # the value's column past the thread's first (a Python int)
         bias = None
         if cfg.bias == "m":
@@ -183,9 +184,9 @@ class FusedEpilogue:
             x = self._scaled(x, v, dcol, col_bias)
         addend = None
         if cfg.has_input:
-            addend = self.inputs.pop(v, None)
-            if addend is None:
-                addend = self._load_input(v)
+            off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * \
+                p.input_stride_l
+            addend = _load_f32(cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
         return em.pre_activation(
             x,
             alpha=p.alpha if cfg.has_alpha else None,
@@ -193,24 +194,6 @@ class FusedEpilogue:
             beta=p.beta if cfg.has_input else None,
             bias=bias,
         )
-
-    def _load_input(self, v: int) -> ir.Value:
-        """The input element of accumulator value v (f32; 0 outside the problem)."""
-        p = self.p
-        row_in, col_in = value_coords(self.warp, self.lane, v)
-        row, col = self.row0 + row_in, self.col0 + col_in
-        off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * p.input_stride_l
-        return _load_f32(self.cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
-
-    def prefetch_input(self, groups: range) -> None:
-        """Load the input elements of the thread's accumulator groups `groups` now (held in `inputs` until `values`
-        takes them): the kernel issues a chunk's loads before the chunk's wait for its staging buffer and its
-        barrier, so their latency overlaps those (no-op without an input)."""
-        if not self.cfg.has_input:
-            return
-        for j in groups:
-            for v in range(4 * j, 4 * j + 4):
-                self.inputs[v] = self._load_input(v)
 
     def _scaled(self, x: ir.Value, v: int, dcol: int, loaded: dict) -> ir.Value:
         """x times the value's scales: per tensor, its row's of A, its column's of B (loads shared per chunk)."""

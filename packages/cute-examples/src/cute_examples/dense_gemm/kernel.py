@@ -792,9 +792,6 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
         else:
             parity = (unit * chunks + chunk) % cfg.epi_buffers
             buf = H.smem_offset(epi_wg, parity * cfg.epi_bytes)
-        if fused is not None:
-            # the chunk's input loads in flight across the wait for its buffer and the barrier
-            fused.prefetch_input(groups)
         if cfg.epi_buffers > 1:
             if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
         H.named_barrier_sync(barrier_id, 128)
