@@ -256,7 +256,7 @@ def aux_operand(t: Any, c_major: str, padded: bool = False) -> _Operand | None:
     (nb, r, c), (sb, sr, sc) = _as3(t, "pre_activation_out")
     op = _Operand("pre_activation_out", r, c, nb, sr, sc, sb, t.data_ptr(), _dtype_of(t, "pre_activation_out"))
     side, unit, inner = ("cols", sc == 1 or c == 1, c) if c_major == "n" else ("rows", sr == 1 or r == 1, r)
-    if not unit or (not padded and (inner * _elem_bytes(op.dtype)) % 16):
+    if not unit or (not padded and _ends_inside_chunk(inner, op.dtype)):
         return None
     try:
         _legal_strides(op, side)
@@ -456,4 +456,9 @@ def _store_spills_past(problem: GemmProblem) -> bool:
     """Whether C's contiguous extent ends inside a 16-byte chunk, so that a TMA store would write past it."""
     c = getattr(problem, "c", None)  # a GemmShape has no operands: C is (M, N)
     inner = (problem.n if c is None else c.cols) if problem.c_major == "n" else problem.m
-    return (inner * DTYPE_BYTES[problem.c_dtype]) % 16 != 0
+    return _ends_inside_chunk(inner, problem.c_dtype)
+
+
+def _ends_inside_chunk(inner: int, dtype: str) -> bool:
+    """Whether a contiguous extent of `inner` elements ends inside a 16-byte chunk (TMA stores write whole ones)."""
+    return (inner * DTYPE_BYTES[dtype]) % 16 != 0
