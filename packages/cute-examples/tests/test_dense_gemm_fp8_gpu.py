@@ -10,6 +10,7 @@ import pytest
 from cute_examples.dense_gemm.fp8_cases import (
     accuracy_calls,
     allow_copy_call,
+    aux_calls,
     decomposed_calls,
     device_scale_calls,
     pingpong_calls,
@@ -121,6 +122,31 @@ def test_fp8_gemm_with_device_scales(call):
         # same as torch._scaled_mm's accurate mode (which needs N and K multiples of 16), within C's rounding
         theirs = torch._scaled_mm(a, b, scale_a=sa, scale_b=sb, out_dtype=out.dtype, use_fast_accum=False)
         assert float((out.double() - theirs.double()).norm() / ref.norm()) <= 2 * TOLERANCE[call.c_name]
+
+
+@requires_sm90
+@pytest.mark.parametrize("call", aux_calls(), ids=_label)
+def test_fp8_pre_activation_out(call):
+    """GELU (with or without a bias) and the pre-activation output on 8-bit operands with device scales: both outputs
+    against float64 of the dequantized operands, the pre-activation's guards intact."""
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.dense_gemm.spec import tolerance
+
+    m, n, k = call.mnk
+    a, b = _operands(call)
+    sa, sb = torch.full((), 0.75, device="cuda"), torch.full((), 1.25, device="cuda")
+    bias = torch.randn(n, device="cuda").to(torch.bfloat16) if call.bias else torch.zeros(n, device="cuda")
+    guard = 256
+    buf = torch.full((2 * guard + m * n,), float("nan"), device="cuda", dtype=torch.bfloat16)
+    aux = buf[guard : guard + m * n].view(m, n)
+    out = gemm(a, b, **call.keywords(scale_a=sa, scale_b=sb, bias=bias, aux=aux))
+    torch.cuda.synchronize()
+    pre = torch.matmul(a.double(), b.double()) * 0.75 * 1.25 + bias.double()
+    tol = tolerance("float32", "bfloat16")
+    assert float((aux.double() - pre).norm() / pre.norm()) <= tol
+    ref = torch.nn.functional.gelu(pre)
+    assert float((out.double() - ref).norm() / ref.norm()) <= tol
+    assert bool(torch.isnan(torch.cat([buf[:guard], buf[-guard:]])).all()), "pre-activation guard written"
 
 
 @requires_sm90

@@ -49,6 +49,7 @@ def loads(monkeypatch, tmp_path):
     monkeypatch.setattr(cute_runtime.driver, "init", lambda: Driver)
     monkeypatch.setattr(gemm_kernel, "kernel_of", kernel_of)
     monkeypatch.setattr(launch_plan, "tensor_maps", lambda p, cfg: [TensorMap(bytes(128)) for _ in range(3)])
+    monkeypatch.setattr(launch_plan, "aux_tensor_map", lambda cfg, op, m: TensorMap(bytes(128)))
     # build the plan (everything gemm() decides), launch nothing
     monkeypatch.setattr(launch_plan, "_get", lambda key, *args: (launch_plan._build(*args), lambda *a: None)[1])
 
@@ -69,7 +70,7 @@ def loads(monkeypatch, tmp_path):
         if call.b_major == "k":  # the transpose of a row-major (.., N, K)
             s = b.stride()
             b = FakeCuda((*b.shape[:-2], b.shape[-1], b.shape[-2]), (*s[:-2], 1, s[-2]), b.dtype)
-        tensors = {n: FakeCuda(shapes[n], dtype=c) for n in ("bias", "input")}
+        tensors = {n: FakeCuda(shapes[n], dtype=c) for n in ("bias", "input", "aux")}
         tensors.update({n: FakeCuda(shapes[n], dtype=torch.float32) for n in ("scale_a", "scale_b") if n in shapes})
         out = FakeCuda(shapes["out"], dtype=c) if call.out else None
         return load(a, b, out, call.keywords(**tensors), sm_count)

@@ -69,7 +69,8 @@ def _run_call(call, out0=None):
         out.copy_(randn(out_shape, cd) if out0 is None else out0)
         inp = out  # the addend is the output itself (beta = 1): each tile read and written once
     c0 = None if inp is None else inp.float().clone()
-    got = gemm(a, b, out, **call.keywords(bias=bias, input=inp))
+    aux_buf, aux = _guarded_out(out_shape, cd) if call.aux else (None, None)
+    got = gemm(a, b, out, **call.keywords(bias=bias, input=inp, aux=aux))
     torch.cuda.synchronize()
     af, bf = a.float(), b.float()
     if call.activation == "swiglu":
@@ -82,6 +83,10 @@ def _run_call(call, out0=None):
             ref = ref + (call.beta if call.beta is not None else 1.0) * c0
         act = {None: lambda x: x, "gelu": torch.nn.functional.gelu,
                "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh")}[call.activation]
+        if aux is not None:  # the pre-activation output, inside its guards
+            pre_err = float((aux.float() - ref).norm() / ref.norm().clamp_min(1e-30))
+            assert pre_err <= 2 * TOLERANCE[call.c_name], f"{call}: pre-activation error {pre_err:.3e}"
+            assert bool(torch.isnan(torch.cat([aux_buf[:GUARD], aux_buf[-GUARD:]])).all()), "aux guard written"
         ref = act(ref)
     got_f = got.float()
     assert bool(torch.isfinite(got_f).all()), "output not fully written (NaN poison left)"

@@ -159,8 +159,19 @@ def pingpong_calls() -> list[GemmCall]:
     ]
 
 
+def aux_calls() -> list[GemmCall]:
+    """gemm() calls with GELU and a pre-activation output on 8-bit operands with per-tensor device scales: the scaled
+    kernel on the ping-pong schedule (gemm()'s free choice) with a bias and, with promotion, the cooperative one."""
+    e4m3 = E4M3
+    return [
+        GemmCall((300, 1000, 512), a_dtype=e4m3, b_dtype=e4m3, b_major="k", c_dtype="bfloat16", scale_a="tensor",
+                 scale_b="tensor", bias=not promotion, activation="gelu", aux=True, promotion=promotion)
+        for promotion in (0, 4)
+    ]
+
+
 def fp8_gpu_calls() -> list[GemmCall]:
     """Every gemm() call of the FP8 GPU tests (reference, accuracy, device scales, allow_copy, decomposed,
-    ping-pong)."""
+    ping-pong, pre-activation output)."""
     return (reference_calls() + accuracy_calls() + device_scale_calls() + [allow_copy_call()] + decomposed_calls()
-            + pingpong_calls())
+            + pingpong_calls() + aux_calls())

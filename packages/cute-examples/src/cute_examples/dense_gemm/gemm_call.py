@@ -56,7 +56,8 @@ class GemmCall:
     is given, the epilogue arguments and the config options.
 
     a is a row-major (.., M, K) tensor; b a row-major (.., K, N) tensor (`b_major` "n") or the transpose of a
-    row-major (.., N, K) one ("k"); out, input (the addend) and bias (N,) are dense tensors of C's dtype. A scale is
+    row-major (.., N, K) one ("k"); out, input (the addend), bias (N,) and `aux` (pre_activation_out) are dense tensors
+    of C's dtype. A scale is
     None, a Python float (folded into alpha) or a device-scale mode ("tensor": one float32 element, "m": (M, 1),
     "n": (1, N)).
     """
@@ -79,6 +80,7 @@ class GemmCall:
     cluster: tuple[int, int] | None = None
     variant: str | None = None
     promotion: int = 0
+    aux: bool = False
 
     @property
     def c_name(self) -> str:
@@ -93,14 +95,15 @@ class GemmCall:
         m, n, k = self.mnk
         lead = (self.batch,) if self.batch else ()
         out = {"a": (*lead, m, k), "b": (*lead, k, n) if self.b_major == "n" else (*lead, n, k),
-               "out": (*lead, m, n), "input": (*lead, m, n), "bias": (n,)}
+               "out": (*lead, m, n), "input": (*lead, m, n), "bias": (n,), "aux": (*lead, m, n)}
         for name, s in (("scale_a", self.scale_a), ("scale_b", self.scale_b)):
             if s in DEVICE_SCALES:
                 out[name] = {"tensor": (), "m": (m, 1), "n": (1, n)}[s]
         return out
 
     def keywords(self, **tensors: Any) -> dict[str, Any]:
-        """gemm()'s keyword arguments for this call; `tensors`: the bias, input and device scale_a/scale_b it needs."""
+        """gemm()'s keyword arguments for this call; `tensors`: the bias, input, aux (pre_activation_out) and device
+        scale_a/scale_b it needs."""
         from ..torch_types import torch_dtype
 
         kw: dict[str, Any] = {}
@@ -109,6 +112,8 @@ class GemmCall:
         for name in ("bias", "input"):
             if getattr(self, name):
                 kw[name] = tensors[name]
+        if self.aux:
+            kw["pre_activation_out"] = tensors["aux"]
         for name in ("scale_a", "scale_b"):
             s = getattr(self, name)
             if s is not None:
@@ -145,12 +150,13 @@ class GemmCall:
                   for n in ("scale_a", "scale_b")]
         floats = [s if isinstance(s, float) else None for s in (self.scale_a, self.scale_b)]
         alpha = _scaled_alpha(self.alpha, *floats) if floats != [None, None] else self.alpha
-        epi = (self.bias, self.input, self.beta, self.activation)
+        epi = (self.bias, self.input, self.beta, self.activation, self.aux)
         fields = None
-        if epi != (False, False, None, None) or alpha != 1.0 or scales != [None, None]:
+        if epi != (False, False, None, None, False) or alpha != 1.0 or scales != [None, None]:
             e = check_epilogue(a, b, out, c_name, bias=_dense(shapes["bias"], cd, base) if self.bias else None,
                                input=_dense(shapes["input"], cd, base) if self.input else None, alpha=alpha,
-                               beta=self.beta, activation=self.activation)
+                               beta=self.beta, activation=self.activation,
+                               pre_activation_out=_dense(shapes["aux"], cd, base) if self.aux else None)
             modes = scale_modes(a, b, *scales)
             fields = {**e.config_fields, "scale_a": modes[0], "scale_b": modes[1]}
             n_out = e.n_out

@@ -54,8 +54,9 @@ def sweep_configs() -> list[GemmConfig]:
 
 
 def gpu_calls() -> list[GemmCall]:
-    """The fused ping-pong gemm() calls of the GPU test: odd M, N, K; batched; GELU with a bias, SwiGLU, and an
-    input addend (the test passes out itself as the input with beta = 1: a tile written twice adds A @ B twice)."""
+    """The fused ping-pong gemm() calls of the GPU test: odd M, N, K; batched; GELU with a bias, SwiGLU, an input
+    addend (the test passes out itself as the input with beta = 1: a tile written twice adds A @ B twice) and a
+    pre-activation output."""
     pp = "pingpong"
     return [
         GemmCall((1000, 1000, 1000), a_dtype="bfloat16", b_major="k", out=True, bias=True, activation="gelu",
@@ -68,6 +69,9 @@ def gpu_calls() -> list[GemmCall]:
                  cluster=(1, 1), variant=pp),
         GemmCall((1000, 1000, 1000), b_major="k", out=True, input=True, beta=1.0, tile=(128, 64, 64),
                  cluster=(1, 1), variant=pp),
+        # the pre-activation output's staging buffers after C's on the ping-pong schedule
+        GemmCall((700, 1000, 520), a_dtype="bfloat16", b_major="k", out=True, bias=True, activation="gelu", aux=True,
+                 tile=(128, 128, 64), cluster=(1, 1), variant=pp),
     ]
 
 
