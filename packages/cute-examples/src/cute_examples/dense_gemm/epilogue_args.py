@@ -55,7 +55,6 @@ class EpilogueArgs:
     input_strides: tuple[int, ...] | None
     n_out: int
     aux: Any = None  # pre_activation_out
-    aux_strides: tuple[int, ...] | None = None  # its element strides in C's modes (0 for a mode of extent 1)
 
     @property
     def config_fields(self) -> dict:
@@ -143,8 +142,9 @@ def _distinct_elements(shape: tuple[int, ...], strides: tuple[int, ...]) -> bool
     return True
 
 
-def check_pre_activation_out(t: Any, a: Any, c_dtype: str, activation: str, shape: tuple[int, ...]) -> tuple:
-    """The element strides of a checked `pre_activation_out` of C's `shape` (0 for a mode of extent 1)."""
+def check_pre_activation_out(t: Any, a: Any, c_dtype: str, activation: str, shape: tuple[int, ...]) -> None:
+    """Check `pre_activation_out` against C's `shape` (ValueError/TypeError naming the rule); the plan takes its layout
+    from the tensor itself (`launch_plan.aux_layout`)."""
     if activation == "swiglu":
         raise ValueError("pre_activation_out is not supported with activation='swiglu': its pre-activation is the "
                          "(M, N) interleaved gate/up product, twice out's width (compute it with a plain gemm)")
@@ -155,7 +155,6 @@ def check_pre_activation_out(t: Any, a: Any, c_dtype: str, activation: str, shap
     if not _distinct_elements(tuple(t.shape), strides):
         raise ValueError(f"pre_activation_out's elements overlap (shape {tuple(t.shape)}, strides {strides}); it needs "
                          "one memory location per element")
-    return tuple(0 if e == 1 else s for e, s in zip(t.shape, strides, strict=True))
 
 
 def check_epilogue(
@@ -203,9 +202,8 @@ def check_epilogue(
             raise ValueError("input may be out itself (same shape and strides) or not overlap it; "
                              "it shares out's address with another geometry")
     has_input = strides is not None and beta_f != 0.0
-    aux_strides = None
     if pre_activation_out is not None:
-        aux_strides = check_pre_activation_out(pre_activation_out, a, c_dtype, act, (*a.shape[:-1], n_out))
+        check_pre_activation_out(pre_activation_out, a, c_dtype, act, (*a.shape[:-1], n_out))
     return EpilogueArgs(
         activation=act,
         bias_mode=bias_mode,
@@ -218,5 +216,4 @@ def check_epilogue(
         input_strides=strides if has_input else None,
         n_out=n_out,
         aux=pre_activation_out,
-        aux_strides=aux_strides,
     )
