@@ -781,8 +781,6 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
         params, m, n = epilogue
         fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_row0, tile_col0, batch)
         aux_desc = params.aux_desc if cfg.has_aux else None
-    # the pre-activation output's staging buffer of a chunk: C's plus every warpgroup's C buffers (`smem_plan`)
-    aux_offset = cfg.num_consumer_warpgroups * cfg.epi_buffers * cfg.epi_bytes
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:
@@ -796,7 +794,7 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
             if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
         H.named_barrier_sync(barrier_id, 128)
         # the buffers a chunk's values go to: C's, and the pre-activation output's with `has_aux`
-        bufs = (buf,) if aux_desc is None else (buf, H.smem_offset(buf, aux_offset))
+        bufs = (buf,) if aux_desc is None else (buf, H.smem_offset(buf, cfg.c_staging_bytes))
         if cfg.c_bytes == 1:
             # 8-bit C (N-major): each (group, row half) pair of values is one cvt to two e4m3 bytes, one 2-byte
             # st.shared at the f32 path's coordinates

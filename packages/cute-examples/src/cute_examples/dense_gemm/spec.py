@@ -573,6 +573,12 @@ class GemmConfig:
         """Bytes of one consumer warpgroup's epilogue staging buffer (64 x epi_n of C)."""
         return 64 * self.epi_n * self.c_bytes
 
+    @property
+    def c_staging_bytes(self) -> int:
+        """Bytes of every consumer warpgroup's C staging buffers; with `has_aux` the pre-activation output's buffers
+        follow them, each this many bytes after C's of the same warpgroup and chunk."""
+        return self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes
+
     def smem_plan(self, stages: int) -> SmemPlan:
         """The kernel's shared-memory plan with `stages` stages (cute-nvarch's allocator; not yet checked).
 
@@ -590,9 +596,8 @@ class GemmConfig:
             lt = select_gmma_layout_type(self.a_dtype, "K" if major == "k" else "MN", mn, self.tile_k)
             plan.add_gmma(name, stages * nbytes, lt)
         # consumer warpgroup g's staging buffer b is at (g * epi_buffers + b) * epi_bytes (SW128 layouts); with the
-        # pre-activation output (has_aux) its buffer of the same chunk follows all of C's, as many bytes on
-        epi = self.num_consumer_warpgroups * self.epi_buffers * self.epi_bytes
-        plan.add_gmma("epi", epi * (2 if self.has_aux else 1), GmmaLayoutType.B128)
+        # pre-activation output (has_aux) its buffer of the same chunk is c_staging_bytes on
+        plan.add_gmma("epi", self.c_staging_bytes * (2 if self.has_aux else 1), GmmaLayoutType.B128)
         return plan
 
     def smem_bytes(self, stages: int) -> int:
