@@ -38,5 +38,6 @@ def test_bundle_host_without_cute_ir(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", HOST, str(tmp_path / "aot")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [art.name, "missing", "['add',", "'dense_gemm',", "'dense_gemm_fused',",
-                                  "'dense_gemm_scaled',", "'dense_gemm_split',", "'dense_gemm_split_scaled',",
+                                  "'dense_gemm_scaled',", "'dense_gemm_split',", "'dense_gemm_split_fused',",
+                                  "'dense_gemm_split_scaled',",
                                   "'transpose',", "'transpose_vec']"]

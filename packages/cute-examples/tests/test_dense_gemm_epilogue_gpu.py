@@ -8,7 +8,8 @@ activation's slope, the activation's own bound (`activation.error_bound`) and ha
 a float32 C checks each activation's bound sharply. The output is poisoned with NaN
 first (everything must be written); a second call on fresh tensors of the same geometry (a plan hit with
 re-pointed addresses and new alpha/beta) must be right too. The max abs error against torch float32 of the
-same function is part of every failure message. A case with a pre-activation output (`pre_activation_out`) also
+same function is part of every failure message. The split-K cases also check that gemm() split K. A case with a
+pre-activation output (`pre_activation_out`) also
 checks that tensor against the float64 pre-activation (its own roundings and half an ulp of C's dtype), and that
 every element of its storage around it (guard elements before and after, a padded view's gaps) keeps its NaN.
 """
@@ -174,7 +175,15 @@ def _check_pre_activation(case, aux, storage, pre, e_pre, pre32):
 @requires_sm90
 @pytest.mark.parametrize("case", GPU_CASES, ids=lambda c: c.name)
 def test_fused_epilogue_matches_float64_within_its_bound(case):
+    from cute_examples.dense_gemm import launch_plan
+
+    before = set(launch_plan.plans.table())
     _run(case, 1, case.alpha, case.beta)
+    if "splitk" in case.name:  # these cases' few tiles and long K: gemm() splits K with its fused epilogue
+        (key,) = set(launch_plan.plans.table()) - before
+        plan = launch_plan.plans.table()[key]
+        assert plan.config.decomposition == "split_k" and plan.schedule.splits >= 2, plan.config.name
+        print(case.name, plan.config.name, plan.schedule.label)
     # a plan hit: fresh tensors of the same geometry (new addresses), other alpha/beta values of the same kind
     alpha = case.alpha if case.alpha == 1 else -case.alpha * 1.5
     beta = case.beta if case.beta in (None, 0) else case.beta * 2
@@ -186,8 +195,7 @@ def test_gpu_cases_run_configs_in_the_bundle():
     from cute_examples.dense_gemm.aot import BENCH_NUM_SMS
     from cute_examples.dense_gemm.epilogue_args import check_epilogue
     from cute_examples.dense_gemm.epilogue_cases import gpu_case_configs
-    from cute_examples.dense_gemm.host import choose_epilogue_config
-    from cute_examples.dense_gemm.launch_plan import Layout, staged_problem
+    from cute_examples.dense_gemm.launch_plan import Layout, plan_config, staged_problem
 
     bundled = {c.name for c in gpu_case_configs(BENCH_NUM_SMS)}
     for case in GPU_CASES:
@@ -202,7 +210,7 @@ def test_gpu_cases_run_configs_in_the_bundle():
         n_out = case.n_out if case.activation == "swiglu" else None
         problem = staged_problem(la, lb, lc, n_out=n_out)
         for sms in BENCH_NUM_SMS:
-            cfg = choose_epilogue_config(problem, fields, num_sms=sms)
+            cfg = plan_config(problem, (problem.c_dtype, "float32", None, None, None), fields, sms)[0]
             assert cfg.name in bundled, (case.name, cfg.name)
 
 

@@ -16,8 +16,10 @@ def test_config_rules_and_names():
         GemmConfig(decomposition="tiles")
     with pytest.raises(ValueError, match="needs acc_dtype float32"):
         GemmConfig(acc_dtype="float16", decomposition="split_k")
-    with pytest.raises(ValueError, match="takes a fused epilogue only with device scales or an 8-bit C"):
-        GemmConfig(activation="relu", decomposition="split_k")
+    fused = GemmConfig(activation="relu", bias="n", has_input=True, decomposition="split_k")
+    assert fused.shares_k and fused.fused and fused.name.endswith("_relu_bn_in_splitk")
+    with pytest.raises(ValueError, match="schedule 'pingpong' needs decomposition 'data_parallel'"):
+        GemmConfig(activation="relu", decomposition="split_k", schedule="pingpong")
     fp8 = GemmConfig(a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", c_dtype="bfloat16", scale_a="tensor",
                      scale_b="n", activation="relu", decomposition="split_k")
     assert fp8.shares_k and fp8.scaled and fp8.name.endswith("_splitk")
@@ -55,6 +57,18 @@ def test_kernel_of_a_split_config():
     # the host's parameter block: the scaled kernel's values, then the split ones (launch_plan, decomposed)
     names = [d.name for d in dense_gemm_split_scaled.decls if d.kind != "const"]
     assert names == list(PARAMS + FUSED_PARAMS + SCALE_PARAMS + SPLIT_PARAMS)
+    from cute_examples.dense_gemm.kernel import dense_gemm_split_fused
+
+    fused = GemmConfig(activation="gelu", bias="n", has_aux=True, decomposition="split_k")
+    assert _kernel_fn(fused) is dense_gemm_split_fused
+    names = [d.name for d in dense_gemm_split_fused.decls if d.kind != "const"]
+    assert names == list(PARAMS + FUSED_PARAMS + SPLIT_PARAMS)
+    assert gemm_spec(fused)["kernel"] == "dense_gemm_split_fused" != gemm_spec(cfg)["kernel"]
+    pytest.importorskip("mlir")  # the kernels' own checks run as they build
+    with pytest.raises(ValueError, match="use dense_gemm_split_fused"):
+        dense_gemm_split.artifact(*(None,) * len(PARAMS + SPLIT_PARAMS), config=fused, target="sm_90a")
+    with pytest.raises(ValueError, match="needs a split-K / stream-K config with a fused epilogue"):
+        dense_gemm_split_fused.artifact(*(None,) * len(names), config=cfg, target="sm_90a")
 
 
 def test_schedules():
@@ -79,16 +93,23 @@ def test_schedules():
 
 
 def test_split_configs_compile_without_spills():
-    """Two representative split configs through ptxas (the full list is in the config sweep)."""
+    """Representative split configs of the plain, scaled and fused kernels through ptxas (the full list is in the
+    config sweep)."""
     from cute_examples.dense_gemm.configs import sweep_configs
     from cute_examples.dense_gemm.kernel import compile_gemm
-    from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES, split_sweep_configs
+    from cute_examples.dense_gemm.split_k_cases import (
+        FP8_SPLIT_GPU_CASES,
+        FUSED_SPLIT_GPU_CASES,
+        SPLIT_GPU_CASES,
+        split_sweep_configs,
+    )
 
     names = {c.name for c in sweep_configs()}
     assert all(c.name in names for c in split_sweep_configs())
-    assert all(c.config in split_sweep_configs() for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES)
+    assert all(c.config in split_sweep_configs() for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES + FUSED_SPLIT_GPU_CASES)
     for cfg in (GemmConfig(tile_n=256, cluster_m=2, decomposition="split_k"),
-                GemmConfig(tile_n=256, decomposition="stream_k"), FP8_SPLIT_GPU_CASES[0].config):
+                GemmConfig(tile_n=256, decomposition="stream_k"), FP8_SPLIT_GPU_CASES[0].config,
+                FUSED_SPLIT_GPU_CASES[0].config):
         art = compile_gemm(cfg)
         r = art.resources
         assert (r["spill_stores"], r["spill_loads"]) == (0, 0), cfg.name
@@ -99,9 +120,9 @@ def test_split_configs_compile_without_spills():
 
 
 def test_gemm_plan_runs_the_chosen_decomposition(monkeypatch, tmp_path):
-    """A plan whose shape the model decomposes runs dense_gemm_split with its schedule's grid and splits; the
-    workspace and flag addresses are set per stream in the parameter block; CUTE_GEMM_DECOMPOSE=0 keeps it
-    data-parallel."""
+    """A plan whose shape the model decomposes runs dense_gemm_split with its schedule's grid and splits (with a fused
+    epilogue, dense_gemm_split_fused with the same schedule); the workspace and flag addresses are set per stream in
+    the parameter block; CUTE_GEMM_DECOMPOSE=0 keeps it data-parallel."""
     import dataclasses
     import struct
     from types import SimpleNamespace
@@ -162,6 +183,18 @@ def test_gemm_plan_runs_the_chosen_decomposition(monkeypatch, tmp_path):
         ws, flags = (struct.unpack_from("<Q", block, offsets[n])[0] for n in SPLIT_PARAMS[:2])
         assert (ws, flags) == (want << 20, want << 24)
         assert struct.unpack_from("<i", block, offsets["splits"])[0] == plan.schedule.splits
+    # with a fused epilogue: the same decomposition, dense_gemm_split_fused's block (fused values, then split ones)
+    bias = Fake((512,), 1 << 36)
+    launch_plan.gemm(a, b, c, bias=bias, activation="gelu", stream=7)
+    (fused,) = [p for p in cache.table().values() if p.config.fused]
+    assert fused.config == dataclasses.replace(plan.config, activation="gelu", bias="n")
+    assert fused.schedule == plan.schedule
+    offsets = dict(zip((p.name for p in fused.kernel.layout.params), fused.kernel.layout.offsets, strict=True))
+    grid, stream, block = launches[-1]
+    assert grid == fused.schedule.grid and stream == 7
+    assert struct.unpack_from("<Q", block, offsets["bias_ptr"])[0] == 1 << 36
+    assert struct.unpack_from("<Q", block, offsets["workspace"])[0] == 7 << 20
+    assert struct.unpack_from("<i", block, offsets["splits"])[0] == fused.schedule.splits
     monkeypatch.setenv("CUTE_GEMM_DECOMPOSE", "0")
     cache.table().clear()
     launch_plan.gemm(a, b, c, stream=7)

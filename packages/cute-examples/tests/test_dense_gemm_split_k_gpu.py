@@ -1,11 +1,11 @@
 """Split-K and stream-K on an sm_90 GPU: deterministic (10 launches on two streams, bitwise equal) and exact
 (normwise relative error against a float64 reference within the dtype's bound), guard regions intact, the
-fix-up's arrival counters back at zero."""
+fix-up's arrival counters back at zero; for the plain, the device-scale and the fused-epilogue kernels."""
 
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES
+from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, FUSED_SPLIT_GPU_CASES, SPLIT_GPU_CASES
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -123,6 +123,33 @@ def test_fp8_split_and_stream_k_bitwise_and_exact(case):
         assert abs(float(amax) - want) <= 5e-3 * want, (float(amax), want)
 
 
+@requires_sm90
+@pytest.mark.parametrize("case", FUSED_SPLIT_GPU_CASES, ids=lambda c: c.label)
+def test_fused_split_and_stream_k_bitwise_and_exact(case):
+    """The fused kernel's split form: bias, input, alpha/beta and the activation applied once, by each tile's final
+    part after the fix-up; against the activation of the float64 pre-activation."""
+    from cute_examples.dense_gemm.activation import reference
+    from cute_examples.dense_gemm.spec import tolerance
+
+    cfg, (m, n, k) = case.config, case.mnk
+    td = getattr(torch, cfg.a_dtype)
+    gen = torch.Generator(device="cuda").manual_seed(15)
+    a = _randn((m, k), td, gen)
+    b = _randn((n, k), td, gen).t()
+    bias = torch.randn(n if cfg.bias == "n" else m, device="cuda", dtype=td, generator=gen)
+    inp = _randn((m, n), td, gen) if cfg.has_input else None
+    alpha, beta = (0.75, -0.5) if cfg.has_alpha else (1.0, 1.0 if cfg.has_input else 0.0)
+    pre = alpha * (a.double() @ b.double()) + (bias.double() if cfg.bias == "n" else bias.double()[:, None])
+    if inp is not None:
+        pre = pre + beta * inp.double()
+    ref = reference(pre, cfg.activation)
+    extra = (bias.data_ptr(), 0 if inp is None else inp.data_ptr(), 0 if inp is None else inp.stride(0),
+             0 if inp is None else inp.stride(1), 0, alpha, beta, None)  # None: C's descriptor for aux (unread)
+    first, schedule = _launch_ten(case, a, b, extra)
+    err = float((first.double() - ref).norm() / ref.norm())
+    assert err <= tolerance(cfg.acc_dtype, cfg.c_dtype), (cfg.name, schedule.label, err)
+
+
 _SANITIZER_CASE = """
 import torch
 from cute_runtime import device_properties
@@ -130,7 +157,7 @@ from cute_examples.dense_gemm.decomposed import Workspace, launch_decomposed, sc
 from cute_examples.dense_gemm.host import problem_of
 from cute_examples.dense_gemm.kernel import kernel_of
 from cute_examples.dense_gemm.launch_plan import padded
-from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, SPLIT_GPU_CASES
+from cute_examples.dense_gemm.split_k_cases import FP8_SPLIT_GPU_CASES, FUSED_SPLIT_GPU_CASES, SPLIT_GPU_CASES
 from cute_examples.dense_gemm.bench_fp8 import scaled_extra
 def rows(shape):  # row-major, rows padded to 16 bytes (TMA's rule for a direct launch)
     return torch.randn(padded(shape, torch.float16)[0], dtype=torch.float16, device="cuda")[:, :shape[1]]
@@ -157,6 +184,17 @@ for case in (FP8_SPLIT_GPU_CASES[0], FP8_SPLIT_GPU_CASES[2]):  # the scaled kern
     torch.cuda.synchronize()
     ref = (a.float() @ b.float()).clamp(-448, 448)
     assert float((c.float() - ref).norm() / ref.norm()) < 7e-2
+case = FUSED_SPLIT_GPU_CASES[0]  # the fused kernel's split form: bias, input, alpha/beta, GELU after the fix-up
+cfg, (m, n, k) = case.config, case.mnk
+a, b, c, inp = rows((m, k)).bfloat16(), rows((n, k)).t().bfloat16(), rows((m, n)).bfloat16(), rows((m, n)).bfloat16()
+bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+p = problem_of(a, b, c)
+launch_decomposed(kernel_of(cfg, tuple(props.compute_capability)), p, cfg,
+                  schedule_of(p, cfg, props.sm_count, case.splits), Workspace(), None,
+                  (bias.data_ptr(), inp.data_ptr(), inp.stride(0), inp.stride(1), 0, 1.0, 1.0, None))
+torch.cuda.synchronize()
+ref = torch.nn.functional.gelu(a.float() @ b.float() + inp.float() + bias.float())
+assert float((c.float() - ref).norm() / ref.norm()) < 1e-2
 print("case ok")
 """
 

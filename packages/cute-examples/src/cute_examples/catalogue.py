@@ -80,20 +80,21 @@ def _elementwise(target: str) -> list[Job]:
 
 def jit_kernels() -> dict[str, Any]:
     """The JIT kernels whose signatures bundles store (the tutorial transpose, the host-overhead bench's add, the
-    dense GEMM, its fused-epilogue form, its device-scale (FP8) form and the split-K / stream-K forms of the plain
-    and device-scale kernels)."""
+    dense GEMM, its fused-epilogue form, its device-scale (FP8) form and the split-K / stream-K forms of the plain,
+    fused-epilogue and device-scale kernels)."""
     from .bench_jit import add
     from .dense_gemm.kernel import (
         dense_gemm,
         dense_gemm_fused,
         dense_gemm_scaled,
         dense_gemm_split,
+        dense_gemm_split_fused,
         dense_gemm_split_scaled,
     )
     from .transpose import transpose, transpose_vec
 
     kernels = (transpose, transpose_vec, add, dense_gemm, dense_gemm_fused, dense_gemm_scaled, dense_gemm_split,
-               dense_gemm_split_scaled)
+               dense_gemm_split_fused, dense_gemm_split_scaled)
     return {k.name: k for k in kernels}
 
 

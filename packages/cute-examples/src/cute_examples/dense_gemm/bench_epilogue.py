@@ -19,13 +19,18 @@ holds them, so B = W^T is K-major):
   against eager `torch.addmm(bias, a, w.t())` (cuBLASLt's bias epilogue), and row "bias+residual": ours
   `gemm(a, w.t(), bias=bias, input=residual)` against eager `torch.addmm(bias, a, w.t()) + residual` (no
   fused/plain target of their own; the target is eager's);
+- the same bias rows at decode-like token counts (`DECODE_SHAPES`: 16 and 128 tokens through both projections),
+  where gemm() splits K (`dense_gemm_split_fused`);
 - Llama-3 8B gate/up (4096 -> 2 x 14336, `SWIGLU_SHAPES`): ours `gemm(x, w.t(), activation="swiglu")` on the
   interleaved weight (`activation.interleave_gate_up`), our plain GEMM of the fused weight, eager
   `F.silu(x @ wg.t()) * (x @ wu.t())` and its torch.compile.
 
 Each row first checks ours against eager torch (normwise relative error <= 1.6e-2, bfloat16's bound), then times
 all with CUDA events (`timing.interleaved_median_ms`: median of >= 20 calls in alternating order after warm-up)
-and prints ms and the ratios. Every config these rows use is in `aot.aot_configs()` (`epilogue_cases`).
+and prints ms and the ratios; a row whose fused call takes under 50 us is timed again with each call replayed
+from a CUDA graph (`timing.interleaved_graph_ms`, torch.compile left out), on a line of its own. Under each row,
+the config and schedule ours ran (fused, then plain). Every config these rows use is in `aot.aot_configs()`
+(`epilogue_cases`).
 """
 
 from __future__ import annotations
@@ -37,7 +42,15 @@ from typing import Any
 
 from ..cli import Parser, add_bundle_flag, make_parser, number, option
 from .bench_run import no_gpu_ends
-from .epilogue_cases import BENCH_ACTIVATIONS, BENCH_DTYPE, DOWN_EPILOGUES, DOWN_SHAPES, MLP_SHAPES, SWIGLU_SHAPES
+from .epilogue_cases import (
+    BENCH_ACTIVATIONS,
+    BENCH_DTYPE,
+    DECODE_SHAPES,
+    DOWN_EPILOGUES,
+    DOWN_SHAPES,
+    MLP_SHAPES,
+    SWIGLU_SHAPES,
+)
 from .spec import SCHEDULES, TOLERANCE, runs_on
 
 __all__ = ["eager_fn", "epilogue_rows", "main"]
@@ -46,6 +59,7 @@ MIN_ITERATIONS = 20
 # the issue's targets: fused time over our plain GEMM's
 TARGET = {"gelu": 1.06, "gelu_tanh": 1.03, "relu": 1.03, "silu": 1.03, "swiglu": 1.03}
 AUX_ROW = "gelu+pre"  # the row that also stores the pre-activation (no target: fused/plain is its extra store)
+GRAPH_BELOW_MS = 0.05  # rows whose fused call is shorter are also timed inside CUDA graphs
 
 
 def eager_fn(activation: str) -> Callable[..., Any]:
@@ -86,13 +100,38 @@ def _rel(x: Any, ref: Any) -> float:
     return err if math.isfinite(err) else float("inf")
 
 
+def _ran(call: Callable[[], Any]) -> str:
+    """Run call (one gemm()) once; the config and schedule of the plan it ran."""
+    from . import launch_plan
+
+    seen: list[Any] = []
+    get = launch_plan._get
+    launch_plan._get = lambda key, *args: seen.append(get(key, *args)) or seen[-1]
+    try:
+        call()
+    finally:
+        launch_plan._get = get
+    plan = seen[-1]
+    return f"{plan.config.name} {plan.schedule.label if plan.schedule is not None else 'data_parallel'}"
+
+
 def _row(label: str, fns: dict[str, Callable[[], Any] | None], flops: float, iterations: int, act: str,
          err: float) -> str:
-    from ..timing import interleaved_median_ms
+    from ..timing import interleaved_graph_ms, interleaved_median_ms
 
     names = [k for k, f in fns.items() if f is not None]
     times = dict(zip(names, interleaved_median_ms([fns[k] for k in names], warmup=5, iterations=iterations),
                      strict=True))
+    lines = [_cells(label, times, flops, act, err)]
+    if times["fused"] < GRAPH_BELOW_MS:
+        mine = [k for k in names if k != "compiled"]
+        graph = dict(zip(mine, interleaved_graph_ms([fns[k] for k in mine], iterations=iterations), strict=True))
+        lines.append(_cells("  in CUDA graphs", graph, flops, act, err))
+    lines.append(f"  ran: {_ran(fns['fused'])}; plain {_ran(fns['plain'])}")
+    return "\n".join(lines)
+
+
+def _cells(label: str, times: dict[str, float], flops: float, act: str, err: float) -> str:
     fused, plain, eager = times["fused"], times["plain"], times["eager"]
     comp = times.get("compiled")
     over = fused / plain
@@ -127,6 +166,9 @@ def epilogue_rows(iterations: int, compile_torch: bool = True, schedule: str = "
         torch.cuda.empty_cache()
     for t, k, n in DOWN_SHAPES:
         rows += _down_rows(t, k, n, td, tol, iterations, compile_torch, schedule)
+        torch.cuda.empty_cache()
+    for t, k, n in DECODE_SHAPES:
+        rows += _down_rows(t, k, n, td, tol, iterations, compile_torch, schedule, kinds=("bias",))
         torch.cuda.empty_cache()
     for t, k, n in SWIGLU_SHAPES:
         rows.append(_swiglu_row(t, k, n, td, tol, iterations, compile_torch, schedule))
@@ -183,9 +225,9 @@ def _mlp_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, comp
 
 
 def _down_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, compile_torch: bool,
-               schedule: str = "cooperative") -> list[str]:
-    """One row per DOWN_EPILOGUES entry of the (T, K) x (K, N) down-projection: its bias, and the bias with the
-    residual stream added (gemm()'s input, beta 1)."""
+               schedule: str = "cooperative", kinds: Sequence[str] = tuple(DOWN_EPILOGUES)) -> list[str]:
+    """One row per DOWN_EPILOGUES entry in `kinds` of the (T, K) x (K, N) projection: its bias, and the bias with
+    the residual stream added (gemm()'s input, beta 1)."""
     import torch
 
     gemm = _gemm(schedule)
@@ -197,7 +239,8 @@ def _down_rows(t: int, k: int, n: int, td: Any, tol: float, iterations: int, com
     b = w.t()
     out = torch.empty(t, n, device="cuda", dtype=td)
     rows = []
-    for kind, fields in DOWN_EPILOGUES.items():
+    for kind in kinds:
+        fields = DOWN_EPILOGUES[kind]
         label = f"{kind} {t}x{k}->{n}"
         extra = {"input": residual} if fields.get("has_input") else {}
         try:

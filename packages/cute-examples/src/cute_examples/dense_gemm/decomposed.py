@@ -121,8 +121,9 @@ def launch_decomposed(
     kernel: Any, problem: Any, cfg: GemmConfig, schedule: Schedule, workspace: Workspace, stream: Any = None,
     extra: tuple = (),
 ) -> None:
-    """Encode the descriptors and launch `kernel` (cfg's dense_gemm_split, or dense_gemm_split_scaled with its
-    FUSED_PARAMS and SCALE_PARAMS values in `extra`) for `problem` with `schedule`."""
+    """Encode the descriptors and launch `kernel` (cfg's dense_gemm_split; dense_gemm_split_fused with its
+    FUSED_PARAMS values in `extra`, dense_gemm_split_scaled with its FUSED_PARAMS and SCALE_PARAMS values) for
+    `problem` with `schedule`."""
     import torch
 
     from .host import tensor_maps, with_aux_desc

@@ -23,6 +23,7 @@ from .spec import GemmConfig
 
 __all__ = [
     "BENCH_ACTIVATIONS",
+    "DECODE_SHAPES",
     "DOWN_EPILOGUES",
     "DOWN_SHAPES",
     "EPILOGUE_KINDS",
@@ -157,6 +158,15 @@ GPU_CASES = (
     EpilogueCase("silu_input_alpha_wide_f16", "float16", "float16", (700, 2500, 384, 1), "silu", "n", "full",
                  alpha=2.0, beta=0.5),
     EpilogueCase("in_place_wide_bf16", "bfloat16", "bfloat16", (1100, 2304, 512, 1), "gelu_tanh", "n", "out"),
+    # few tiles and a long K: gemm() splits K (dense_gemm_split_fused: the final part's epilogue after the fix-up)
+    EpilogueCase("gelu_bias_aux_splitk_bf16", "bfloat16", "bfloat16", (128, 1024, 8192, 1), "gelu", "n", aux="dense"),
+    EpilogueCase("relu_rowbias_input_alpha_splitk_f32", "float16", "float32", (100, 1000, 6000, 1), "relu", "m",
+                 "full", alpha=2.0, beta=0.5),
+    EpilogueCase("swiglu_bias_splitk_f16", "float16", "float16", (200, 1024, 8192, 1), "swiglu", "n"),
+    EpilogueCase("gelu_m_major_aux_splitk_f32", "float16", "float32", (128, 1024, 8192, 1), "gelu", "n", c_major="m",
+                 aux="col_major"),
+    # stream-K on 132 SMs (data-parallel on 114)
+    EpilogueCase("silu_input_streamk_bf16", "bfloat16", "bfloat16", (300, 1000, 8192, 1), "silu", "n", "full"),
 )
 
 
@@ -179,10 +189,15 @@ def case_problem(case: EpilogueCase, base: int = 1 << 20) -> Any:
 
 
 def gpu_case_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
-    """The configs gemm() picks for `GPU_CASES` on GPUs of these SM counts (`aot.BENCH_NUM_SMS`)."""
-    from .host import choose_epilogue_config
+    """The configs gemm() picks for `GPU_CASES` on GPUs of these SM counts (`aot.BENCH_NUM_SMS`), split-K and
+    stream-K ones included."""
+    from .launch_plan import plan_config
 
-    return [choose_epilogue_config(case_problem(c), c.fields, num_sms=sms) for c in GPU_CASES for sms in num_sms]
+    out = []
+    for c in GPU_CASES:
+        p = case_problem(c)
+        out += [plan_config(p, (p.c_dtype, "float32", None, None, None), c.fields, sms)[0] for sms in num_sms]
+    return out
 
 
 # the benchmark: GPT/BERT-style MLP up-projections with a bias (hidden 4096 -> 16384) and the Llama-3 8B
@@ -192,6 +207,8 @@ MLP_SHAPES = tuple((t, 4096, 16384) for t in (512, 2048, 8192))
 # and the bias with the residual stream as the input addend (beta 1), each with its GemmConfig fields
 DOWN_SHAPES = tuple((t, 16384, 4096) for t in (512, 2048, 8192))
 DOWN_EPILOGUES = {"bias": {"bias": "n"}, "bias+residual": {"bias": "n", "has_input": True}}
+# the bias rows at decode-like token counts, through the down- and the up-projection (few tiles: gemm() splits K)
+DECODE_SHAPES = tuple((t, k, n) for t in (16, 128) for k, n in ((16384, 4096), (4096, 16384)))
 SWIGLU_SHAPES = tuple((t, 4096, 2 * 14336) for t in (512, 2048, 8192))
 BENCH_ACTIVATIONS = ("gelu", "gelu_tanh", "relu", "silu")
 BENCH_DTYPE = "bfloat16"
@@ -225,6 +242,9 @@ def bench_epilogue_configs(num_sms: Sequence[int], variant: str = "fast") -> lis
             p = bench_problem(t, k, n)
             out.append(pick(p))
             out += [pick(p, fields) for fields in DOWN_EPILOGUES.values()]
+        for t, k, n in DECODE_SHAPES:
+            p = bench_problem(t, k, n)
+            out += [pick(p), pick(p, DOWN_EPILOGUES["bias"])]
         for t, k, n in SWIGLU_SHAPES:
             p = bench_problem(t, k, n)
             out.append(pick(p))

@@ -166,7 +166,7 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
 
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, cfg, num_sms, "data_parallel", cal=cal))
-    if (cfg.fused and not cfg.scaled) or cfg.acc_dtype != "float32":
+    if cfg.acc_dtype != "float32":
         return dp
     kt = cfg.tile_scheduler.problem_tiles(shape.m, shape.n, shape.k)[2]
     best = dp
@@ -197,8 +197,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
-    if (dp_cfg.fused and not dp_cfg.scaled) or dp_cfg.acc_dtype != "float32":
-        return deep, dp  # (a fused 16-bit epilogue has no split kernel; the scaled one has)
+    if dp_cfg.acc_dtype != "float32":
+        return deep, dp
     if not dp_cfg.mma_promotion_interval and (dp_cfg.ab_bytes == 1 or deep is not dp_cfg):
         # without promotion, 8-bit operands stay data-parallel (on the H200 decode and FP8 sweeps the fastest shared-K
         # config of every shape of M 1..512 ran 0-44% slower than the fastest data-parallel one, a median 13%), and

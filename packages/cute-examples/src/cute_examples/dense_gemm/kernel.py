@@ -38,7 +38,9 @@ A config whose `decomposition` shares tiles' K loops (split-K, stream-K) is the 
 run-time parameters add `split_k.SPLIT_PARAMS` and whose consumers run the parallel fix-up before the epilogue
 of a tile's last unit. The data-parallel kernels and their PTX are unchanged. A shared-K config with device scales
 or an 8-bit C is `dense_gemm_split_scaled`: dense_gemm_scaled's parameters, then SPLIT_PARAMS; the fix-up adds the
-float32 partials before the final unit's epilogue applies the scales (and bias, activation, out_scale, amax).
+float32 partials before the final unit's epilogue applies the scales (and bias, activation, out_scale, amax). One
+with another fused epilogue is `dense_gemm_split_fused`: dense_gemm_fused's parameters, then SPLIT_PARAMS; the final
+unit's epilogue applies it to the fixed-up accumulators.
 
 A config with a fused epilogue (`GemmConfig.fused`: activation, bias, input, alpha) is the kernel
 `dense_gemm_fused`: the same body, whose run-time parameters add `FUSED_PARAMS` (the contiguous bias's and the
@@ -79,6 +81,7 @@ __all__ = [
     "dense_gemm_fused",
     "dense_gemm_scaled",
     "dense_gemm_split",
+    "dense_gemm_split_fused",
     "dense_gemm_split_scaled",
     "gemm_spec",
     "kernel_of",
@@ -240,9 +243,48 @@ def dense_gemm_split(
     """C = A @ B with units sharing tiles' K loops (split-K / stream-K) and the parallel fix-up of `config`."""
     if not config.shares_k:
         raise ValueError("config.decomposition is data_parallel: use dense_gemm")
+    if config.fused:
+        raise ValueError(f"config has a fused epilogue ({config.epilogue_label[1:]}): use dense_gemm_split_fused")
     from .split_k import SplitParams
 
     _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, None,
+           SplitParams(workspace, flags, splits))
+
+
+@kernel(name="dense_gemm_split_fused", **_LAUNCH_SHAPE)
+def dense_gemm_split_fused(
+    kb,  # noqa: ANN001 - the JitBuilder
+    a_desc: TensorMap,
+    b_desc: TensorMap,
+    c_desc: TensorMap,
+    m: _I32,
+    n: _I32,
+    k: _I32,
+    l: _I32,  # noqa: E741 - the batch extent, CuTe's name
+    raster_along_n: _I32,
+    swizzle_log: _I32,
+    bias_ptr: _U64,
+    input_ptr: _U64,
+    input_stride_m: _I64,
+    input_stride_n: _I64,
+    input_stride_l: _I64,
+    alpha: _F32,
+    beta: _F32,
+    aux_desc: TensorMap,
+    workspace: _U64,
+    flags: _U64,
+    splits: _I32,
+    config: GemmConfig,
+):
+    """dense_gemm_fused's D with units sharing tiles' K loops (split-K / stream-K): the float32 partials are fixed up
+    first, then a tile's final unit runs the fused epilogue."""
+    if not (config.shares_k and config.fused) or config.scaled:
+        raise ValueError("dense_gemm_split_fused needs a split-K / stream-K config with a fused epilogue and no device "
+                         "scales or 8-bit C (those are dense_gemm_split_scaled's)")
+    from .split_k import SplitParams
+
+    fused = (bias_ptr, input_ptr, input_stride_m, input_stride_n, input_stride_l, alpha, beta, aux_desc)
+    _start(kb, config, (a_desc, b_desc, c_desc), (m, n, k, l), raster_along_n, swizzle_log, fused,
            SplitParams(workspace, flags, splits))
 
 
@@ -299,9 +341,12 @@ def _start(kb, config, descs, mnkl, raster_n, swz_log, fused, split=None) -> Non
 
 def _kernel_fn(cfg: GemmConfig) -> Any:
     """The JIT kernel function of cfg: dense_gemm, dense_gemm_fused for a fused epilogue, dense_gemm_scaled for
-    device scales or an 8-bit C, dense_gemm_split (dense_gemm_split_scaled) when units share tiles' K loops."""
+    device scales or an 8-bit C, dense_gemm_split (dense_gemm_split_fused, dense_gemm_split_scaled) when units share
+    tiles' K loops."""
     if cfg.shares_k:
-        return dense_gemm_split_scaled if cfg.scaled else dense_gemm_split
+        if cfg.scaled:
+            return dense_gemm_split_scaled
+        return dense_gemm_split_fused if cfg.fused else dense_gemm_split
     if cfg.scaled:
         return dense_gemm_scaled
     return dense_gemm_fused if cfg.fused else dense_gemm

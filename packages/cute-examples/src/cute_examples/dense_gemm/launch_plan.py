@@ -21,10 +21,10 @@ its parameter block, and a hit rewrites the addresses and the two floats in plac
 pre-activation output overlaps none of the other tensors). A call without any of them takes the plain path
 (key and plan unchanged).
 
-K decomposition: a plan without a tuned entry, a given tile/cluster/variant or an epilogue (other than device
-scales or an 8-bit C, whose kernel has a split form) asks `k_choice.decomposed_config` whether split-K or stream-K
-beats the data-parallel config (with two-level accumulation: on its tiles of N <= 128); if so (and its kernel can
-be had: compiled here or in the bundle) the plan runs `dense_gemm_split` (`dense_gemm_split_scaled`) with its
+K decomposition: a plan without a tuned entry or a given tile/cluster/variant asks `k_choice.decomposed_config`
+whether split-K or stream-K beats the data-parallel config (with two-level accumulation: on its tiles of N <= 128);
+if so (and its kernel can be had: compiled here or in the bundle) the plan runs `dense_gemm_split`
+(`dense_gemm_split_fused` with a fused epilogue, `dense_gemm_split_scaled` with device scales or an 8-bit C) with its
 schedule (`decomposed`) and a
 `Workspace` of its own: a call on another stream re-points the workspace and flag addresses in the block.
 CUTE_GEMM_DECOMPOSE=0 (`cute_examples.config`) keeps every plan data-parallel.
@@ -505,8 +505,8 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         cfg = choose_config(problem, acc, tile, cluster, num_sms, variant or "fast")
     if promotion:
         cfg = with_promotion(problem, cfg, promotion, acc, tile, num_sms)
-    # split-K / stream-K: the plain kernel, or the scaled one (device scales, 8-bit C) with its epilogue
-    if tile is None and cluster is None and variant is None and (fields is None or cfg.scaled):
+    # split-K / stream-K, with or without a fused epilogue
+    if tile is None and cluster is None and variant is None:
         cfg, splits = _decomposed(problem, cfg, num_sms, loadable)
     if tile is None and cluster is None and variant is None:
         cfg = _eight_bit_pingpong(cfg)

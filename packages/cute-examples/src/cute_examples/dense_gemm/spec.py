@@ -58,9 +58,9 @@ that the tensor cores' reduced-precision FP8 accumulation only ever sums a few K
 Decomposition of K (`decomposition`, cute-nvarch's `DECOMPOSITIONS`): "data_parallel" (every unit one whole
 tile), "split_k" or "stream_k" (units share tiles and add their partial accumulators through a float32
 workspace in an ordered fix-up, `split_k`). A shared-K config is the kernel `dense_gemm_split` (run-time
-parameters add the workspace and flag addresses and split-K's part count), or `dense_gemm_split_scaled` with device
-scales or an 8-bit C (whose epilogue may also carry a bias, input or activation); it needs a float32 accumulator,
-no other fused epilogue, and a chunk count of the epilogue that is a multiple of `epi_buffers`.
+parameters add the workspace and flag addresses and split-K's part count), `dense_gemm_split_fused` with a fused
+epilogue, or `dense_gemm_split_scaled` with device scales or an 8-bit C; it needs a float32 accumulator, the
+cooperative schedule, and a chunk count of the epilogue that is a multiple of `epi_buffers`.
 """
 
 from __future__ import annotations
@@ -333,9 +333,6 @@ class GemmConfig:
             return
         if self.acc_dtype != "float32":
             raise ValueError(f"decomposition {self.decomposition!r} needs acc_dtype float32, got {self.acc_dtype}")
-        if self.fused and not self.scaled:
-            raise ValueError(f"decomposition {self.decomposition!r} takes a fused epilogue only with device scales "
-                             "or an 8-bit C (the dense_gemm_split_scaled kernel)")
         if (self.c_tile_n // self.epi_n) % self.epi_buffers:
             raise ValueError(
                 f"decomposition {self.decomposition!r} needs the epilogue's {self.c_tile_n // self.epi_n} chunks per "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .spec import AB_DTYPES, FP8_DTYPES, GemmConfig
 
-__all__ = ["FP8_SPLIT_GPU_CASES", "SPLIT_GPU_CASES", "SplitCase", "split_sweep_configs"]
+__all__ = ["FP8_SPLIT_GPU_CASES", "FUSED_SPLIT_GPU_CASES", "SPLIT_GPU_CASES", "SplitCase", "split_sweep_configs"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,7 @@ class SplitCase:
         m, n, k = self.mnk
         c = self.config
         extra = f"_{c.c_dtype}_sc{c.scale_a}{c.scale_b}_pi{c.mma_promotion_interval}" if c.is_fp8 else ""
+        extra += c.epilogue_label if c.fused and not c.is_fp8 else ""
         return f"{c.decomposition}_{c.tile_m}x{c.tile_n}_c{c.cluster_m}x{c.cluster_n}_{c.a_dtype}{extra}_{m}x{n}x{k}_" \
                f"s{self.splits}"
 
@@ -69,10 +70,20 @@ FP8_SPLIT_GPU_CASES = (
 )
 
 
+# the fused kernel's split form (dense_gemm_split_fused): the final part's epilogue after the fix-up
+FUSED_SPLIT_GPU_CASES = (
+    # split-K on the wide tile: bias along N, an input addend, alpha and beta, erf GELU
+    SplitCase(_cfg("split_k", (128, 256), dtype="bfloat16", activation="gelu", bias="n", has_input=True,
+                   has_alpha=True), (512, 1024, 4096), 3, 3),
+    # stream-K, many units per tile: a bias along M, SiLU, odd N
+    SplitCase(_cfg("stream_k", (128, 128), activation="silu", bias="m"), (256, 500, 4096), 1, 3),
+)
+
+
 def split_sweep_configs() -> list[GemmConfig]:
     """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
     choice uses for them (k_choice's SHARED_K_TILES, and SMALL_M_TILES for split-K) in both dtypes, and the
-    GPU cases' (the FP8 ones: the scaled kernel's split form)."""
+    GPU cases' (the FP8 ones: the scaled kernel's split form; the fused ones: the fused kernel's)."""
     from .k_choice import SHARED_K_TILES, SMALL_M_TILES
 
     out = []
@@ -83,5 +94,5 @@ def split_sweep_configs() -> list[GemmConfig]:
         for tile in SMALL_M_TILES:
             out.append(_cfg("split_k", tile, dtype=dtype))
         out.append(_cfg("split_k", (128, 256), (2, 1), dtype=dtype))
-    out += [c.config for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES]
+    out += [c.config for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES + FUSED_SPLIT_GPU_CASES]
     return list(dict.fromkeys(out))
