@@ -138,7 +138,8 @@ def test_fused_split_and_stream_k_bitwise_and_exact(case):
     b = _randn((n, k), td, gen).t()
     bias = torch.randn(n if cfg.bias == "n" else m, device="cuda", dtype=td, generator=gen)
     inp = _randn((m, n), td, gen) if cfg.has_input else None
-    alpha, beta = (0.75, -0.5) if cfg.has_alpha else (1.0, 1.0 if cfg.has_input else 0.0)
+    alpha = 0.75 if cfg.has_alpha else 1.0
+    beta = 1.0 if cfg.has_input else 0.0
     pre = alpha * (a.double() @ b.double()) + (bias.double() if cfg.bias == "n" else bias.double()[:, None])
     if inp is not None:
         pre = pre + beta * inp.double()

@@ -72,11 +72,11 @@ FP8_SPLIT_GPU_CASES = (
 
 # the fused kernel's split form (dense_gemm_split_fused): the final part's epilogue after the fix-up
 FUSED_SPLIT_GPU_CASES = (
-    # split-K on the wide tile: bias along N, an input addend, alpha and beta, erf GELU
-    SplitCase(_cfg("split_k", (128, 256), dtype="bfloat16", activation="gelu", bias="n", has_input=True,
-                   has_alpha=True), (512, 1024, 4096), 3, 3),
-    # stream-K, many units per tile: a bias along M, SiLU, odd N
-    SplitCase(_cfg("stream_k", (128, 128), activation="silu", bias="m"), (256, 500, 4096), 1, 3),
+    # split-K on the wide tile: bias along N, an input addend, erf GELU
+    SplitCase(_cfg("split_k", (128, 256), dtype="bfloat16", activation="gelu", bias="n", has_input=True),
+              (512, 1024, 4096), 3, 3),
+    # stream-K, many units per tile: a bias along M, alpha, SiLU, odd N
+    SplitCase(_cfg("stream_k", (128, 128), activation="silu", bias="m", has_alpha=True), (256, 500, 4096), 1, 3),
 )
 
 
