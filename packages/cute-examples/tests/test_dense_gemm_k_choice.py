@@ -369,3 +369,27 @@ def test_a_half_empty_64x64_launch_at_long_k_runs_deep_stages():
     assert deepened(GemmShape(64, 4096, long_k), wide, 132) is wide
     bf16 = GemmConfig(a_dtype="bfloat16", b_dtype="bfloat16", c_dtype="bfloat16", tile_m=64, tile_n=64)
     assert deepened(GemmShape(1, 4096, 14336, ab_dtype="bfloat16", c_dtype="bfloat16"), bf16, 132).num_stages > 8
+
+
+def test_a_fused_epilogue_decomposes_as_the_plain_call_but_an_input_caps_the_split_tile():
+    """A fused epilogue gets the plain call's decomposition (`dense_gemm_split_fused`); with an input addend only on
+    shared-K tiles of N <= MAX_SPLIT_INPUT_TILE_N (each tile's final part reads its whole tile's input after the
+    fix-up: H200, 512 x 16384 -> 4096 bias + residual split-K 2 on 128x256 7% slower than data-parallel 128x128)."""
+    import dataclasses
+
+    from cute_examples.dense_gemm.k_choice import MAX_SPLIT_INPUT_TILE_N
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    def pick(m, n, k, fields):
+        shape = GemmShape(m, n, k, 1, ab_dtype="bfloat16", c_dtype="bfloat16")
+        return plan_config(shape, ("bfloat16", "float32", None, None, None), fields, 132)
+
+    for m, n, k in ((512, 4096, 16384), (128, 4096, 16384), (256, 512, 4096), (2048, 4096, 16384)):
+        plain, splits = pick(m, n, k, None)
+        fused, fused_splits = pick(m, n, k, {"activation": "gelu", "bias": "n"})
+        assert fused == dataclasses.replace(plain, activation="gelu", bias="n") and fused_splits == splits, (m, n, k)
+        with_input, _ = pick(m, n, k, {"bias": "n", "has_input": True})
+        assert not with_input.shares_k or with_input.tile_n <= MAX_SPLIT_INPUT_TILE_N, with_input.name
+    assert pick(512, 4096, 16384, None)[0].tile_n == 256  # the plain call splits 128x256 there ...
+    assert not pick(512, 4096, 16384, {"bias": "n", "has_input": True})[0].shares_k  # ... with an input: 128x128
+    assert pick(128, 4096, 16384, {"bias": "n", "has_input": True})[0].shares_k  # split-K 4 on 128x128

@@ -63,6 +63,10 @@ SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue c
 DEEP_STAGES = 13
 DEEP_MIN_K_TILES = 96
 MAX_SPLITS = 16
+# with an input addend, shared-K tiles of at most this N: a tile's final part reads the input of its whole tile after
+# the fix-up, on the launch's critical path (H200, 512 x 16384 -> 4096 bias + residual in CUDA graphs: split-K 2 on
+# 128x256 120.4 us, the data-parallel 128x128 pick 112.4; at 128 tokens split-K 4 on 128x128 48.0 against 52.7)
+MAX_SPLIT_INPUT_TILE_N = 128
 
 
 @dataclass(frozen=True)
@@ -210,6 +214,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     best_cfg, best = dp_cfg, dp
     for tile in tiles:
         if dp_cfg.c_dtype == "float32" and tile[1] == 256:
+            continue
+        if dp_cfg.has_input and tile[1] > MAX_SPLIT_INPUT_TILE_N:
             continue
         try:
             cfg = shared_k_config(dp_cfg, tile, kinds[0])
