@@ -17,6 +17,7 @@ from cute_examples.dense_gemm import configs  # noqa: E402
 from cute_examples.dense_gemm.epilogue_cases import EPILOGUE_KINDS, kind_configs  # noqa: E402
 from cute_examples.dense_gemm.kernel import (  # noqa: E402
     FUSED_PARAMS,
+    INPUT_PREFETCH_CALLS,
     PARAMS,
     compile_gemm,
     dense_gemm,
@@ -73,12 +74,21 @@ def test_epilogue_kind_compiles(cfg):
     assert ("ex2.approx" in ptx) == (act == "gelu")
     assert ("max.NaN.f32" in ptx) == (act == "relu")
     assert not re.search(r"^\s+call", ptx, re.M)
+    first_chunk = re.search(r"bar\.sync\s+%r\d+, 128;", ptx).start()
     if cfg.bias == "n":
-        # the tile's bias pairs are all loaded before the epilogue's first chunk barrier (`_load_bias_pairs`: one load
-        # latency per unit; loading them chunk by chunk behind each barrier cost 1-3% of fused/plain on an H200)
-        first_chunk = re.search(r"bar\.sync\s+%r\d+, 128;", ptx).start()
+        # without an input the tile's bias pairs are all loaded before the epilogue's first chunk barrier (one load
+        # latency per unit; loading them chunk by chunk behind each barrier cost 1-3% of fused/plain on an H200);
+        # with one they come with the input's loads, INPUT_PREFETCH_CALLS `values` calls ahead
         pair = rf"@%p\d+ ld\.global\.b{16 * DTYPE_BYTES[cfg.epilogue_dtype]}"
-        assert len(re.findall(pair, ptx[:first_chunk])) == cfg.tile_n // 8
+        step = 2 if cfg.c_bytes == 2 else 1
+        ahead = INPUT_PREFETCH_CALLS * step if cfg.has_input else cfg.tile_n // 8
+        assert len(re.findall(pair, ptx[:first_chunk])) == ahead
+    if cfg.has_input:
+        # the input loads of the first INPUT_PREFETCH_CALLS `values` calls go ahead of the first chunk's barrier
+        elem = rf"@%p\d+ ld\.global\.b{8 * DTYPE_BYTES[cfg.epilogue_dtype]}\s"
+        step = 2 if cfg.c_bytes == 2 else 1
+        row_bias = 2 if cfg.bias == "m" else 0  # the thread's two rows' bias, of the same width
+        assert len(re.findall(elem, ptx[:first_chunk])) == 4 * step * INPUT_PREFETCH_CALLS + row_bias
 
 
 def test_plain_and_fused_kernels_refuse_each_others_configs():

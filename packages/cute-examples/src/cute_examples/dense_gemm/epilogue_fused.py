@@ -12,7 +12,9 @@ pairs or f32 stores) is the plain epilogue's:
   each), so the load latency is paid once, not after every chunk's barrier;
 - bias along M: the thread's two rows, loaded once per work unit;
 - input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
-  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy);
+  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy), issued
+  `kernel.INPUT_PREFETCH_CALLS` `values` calls ahead (`prefetch_inputs`, with the bias pairs of those groups), so
+  that a chunk's first loads cross its barriers;
 - every load is predicated on its row/column lying inside the problem (a compare of the columns left in N
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
@@ -121,6 +123,7 @@ class FusedEpilogue:
         self.batch = batch
         self.esize = DTYPE_BYTES[cfg.epilogue_dtype]
         self.row_bias: dict[int, ir.Value] = {}
+        self.inputs: dict[int, ir.Value] = {}  # input addends loaded ahead of their chunk (`prefetch_inputs`)
         self.pre: dict[int, ir.Value] = {}  # with has_aux: the pre-activation of `values`' latest output values
         self.row_scale: dict[int, ir.Value] = {}
         if ("tensor" in (cfg.scale_a, cfg.scale_b) and params.tensor_scale is None) or (
@@ -149,27 +152,26 @@ class FusedEpilogue:
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
             # col_t with n - dcol instead would hoist every n - dcol out of the loops and hold them in registers)
             self.cols_left = n - self.col_t
-        if cfg.bias == "n":
-            self.bias_pairs = self._load_bias_pairs()
+        # the thread's bias along N for the whole tile, by 8-column group of accumulators, kept raw (one register
+        # each) until its chunk: loaded with the unit's other values, before the first chunk, their latency is paid
+        # once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256
+        # tile's four barriers). With an input they come a chunk ahead with its loads instead (`prefetch_inputs`:
+        # a 256-wide tile's 32 pairs next to two chunks of input values spilled)
+        self.bias_pairs: dict[int, ir.Value] = {}
+        if cfg.bias == "n" and not cfg.has_input:
+            for j in range(cfg.tile_n // 8):
+                self.bias_pairs[j] = self._bias_pair(j)
 
-    def _load_bias_pairs(self) -> dict[int, ir.Value]:
-        """The thread's bias along N for the whole tile, by 8-column group of accumulators: one 2-element load each,
-        kept raw (one register) until its chunk. Loaded with the unit's other values, before the first chunk, their
-        latency is paid once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of
-        a 128x256 tile's four barriers)."""
+    def _bias_pair(self, j: int) -> ir.Value:
+        """The thread's two bias values of accumulator 8-column group j: one 2-element load (raw)."""
         bits = 16 * DTYPE_BYTES[self.cfg.epilogue_dtype]
-        out = {}
-        for j in range(self.cfg.tile_n // 8):
-            d0 = value_coords(0, 0, 4 * j)[1]  # the group's first column past the thread's (even)
-            # both are read when the first is inside N (the host pads an odd N to an even length)
-            out[j] = S.ld_global(self.bias_t + d0 * self.esize, self.cols_left > d0, bits)
-        return out
+        d0 = value_coords(0, 0, 4 * j)[1]  # the group's first column past the thread's (even)
+        # both are read when the first is inside N (the host pads an odd N to an even length)
+        return S.ld_global(self.bias_t + d0 * self.esize, self.cols_left > d0, bits)
 
     def _pre(self, acc: ir.Value, v: int, col_bias: dict) -> ir.Value:
         """alpha * acc + beta * input + bias of accumulator value v (f32)."""
         cfg, p = self.cfg, self.p
-        row_in, col_in = value_coords(self.warp, self.lane, v)
-        row, col = self.row0 + row_in, self.col0 + col_in
         dcol = value_coords(0, 0, v)[1]  # the value's column past the thread's first (a Python int)
         bias = None
         if cfg.bias == "m":
@@ -177,16 +179,15 @@ class FusedEpilogue:
         elif cfg.bias == "n":
             j = v // 4  # the thread's two columns of 8-column group j: one pair (dcol of value 4j is even)
             if j not in col_bias:
-                col_bias[j] = S.unpack2(self.bias_pairs[j], element_type(cfg.epilogue_dtype))
+                pair = self.bias_pairs.pop(j) if j in self.bias_pairs else self._bias_pair(j)
+                col_bias[j] = S.unpack2(pair, element_type(cfg.epilogue_dtype))
             bias = col_bias[j][v % 2]
         x = S.to_f32(acc)
         if cfg.scaled:
             x = self._scaled(x, v, dcol, col_bias)
         addend = None
         if cfg.has_input:
-            off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * \
-                p.input_stride_l
-            addend = _load_f32(cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
+            addend = self.inputs.pop(v) if v in self.inputs else self._input(v)
         return em.pre_activation(
             x,
             alpha=p.alpha if cfg.has_alpha else None,
@@ -194,6 +195,24 @@ class FusedEpilogue:
             beta=p.beta if cfg.has_input else None,
             bias=bias,
         )
+
+    def _input(self, v: int) -> ir.Value:
+        """The input addend of accumulator value v (f32; 0 outside the problem): one predicated load."""
+        p = self.p
+        row_in, col_in = value_coords(self.warp, self.lane, v)
+        row, col = self.row0 + row_in, self.col0 + col_in
+        off = to_i64(row) * p.input_stride_m + to_i64(col) * p.input_stride_n + to_i64(self.batch) * p.input_stride_l
+        return _load_f32(self.cfg, p.input_ptr + off * self.esize, (row < self.m) & (col < self.n))
+
+    def prefetch_inputs(self, groups: range) -> None:
+        """Issue the input loads (and bias pairs along N) of the thread's accumulator 8-column groups `groups` now;
+        `values` uses them. The kernel loads chunk c + 1's while chunk c computes and stores, so a unit pays one load
+        latency, not one per chunk (whose barrier kept each chunk's loads behind it)."""
+        for j in groups:
+            if self.cfg.bias == "n":
+                self.bias_pairs[j] = self._bias_pair(j)
+            for v in range(4 * j, 4 * j + 4):
+                self.inputs[v] = self._input(v)
 
     def _scaled(self, x: ir.Value, v: int, dcol: int, loaded: dict) -> ir.Value:
         """x times the value's scales: per tensor, its row's of A, its column's of B (loads shared per chunk)."""
