@@ -18,7 +18,6 @@ from cute_examples.dense_gemm.epilogue_cases import EPILOGUE_KINDS, kind_configs
 from cute_examples.dense_gemm.kernel import (  # noqa: E402
     FUSED_PARAMS,
     INPUT_PREFETCH_CALLS,
-    INPUT_PREFETCH_MIN_CHUNKS,
     PARAMS,
     compile_gemm,
     dense_gemm,
@@ -44,11 +43,6 @@ def _expected_loads(cfg: GemmConfig) -> dict[int, int]:
         out[2 * bits] += cfg.tile_n // 8
     out[bits] += (2 if cfg.bias == "m" else 0) + (64 * cfg.c_tile_n // 128 if cfg.has_input else 0)
     return out
-
-
-def _inputs_ahead(cfg: GemmConfig) -> bool:
-    """Whether the kernel issues the input's loads ahead of their `values` calls (kernel.INPUT_PREFETCH_MIN_CHUNKS)."""
-    return cfg.has_input and cfg.c_tile_n // cfg.epi_n >= INPUT_PREFETCH_MIN_CHUNKS
 
 
 def _expected_stores(cfg: GemmConfig) -> dict[int, int]:
@@ -87,9 +81,9 @@ def test_epilogue_kind_compiles(cfg):
         # with one they come with the input's loads, INPUT_PREFETCH_CALLS `values` calls ahead
         pair = rf"@%p\d+ ld\.global\.b{16 * DTYPE_BYTES[cfg.epilogue_dtype]}"
         step = 2 if cfg.c_bytes == 2 else 1
-        ahead = INPUT_PREFETCH_CALLS * step if _inputs_ahead(cfg) else cfg.tile_n // 8
+        ahead = INPUT_PREFETCH_CALLS * step if cfg.has_input else cfg.tile_n // 8
         assert len(re.findall(pair, ptx[:first_chunk])) == ahead
-    if _inputs_ahead(cfg):
+    if cfg.has_input:
         # the input loads of the first INPUT_PREFETCH_CALLS `values` calls go ahead of the first chunk's barrier
         elem = rf"@%p\d+ ld\.global\.b{8 * DTYPE_BYTES[cfg.epilogue_dtype]}\s"
         step = 2 if cfg.c_bytes == 2 else 1

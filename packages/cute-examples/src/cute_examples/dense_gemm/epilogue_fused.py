@@ -12,9 +12,9 @@ pairs or f32 stores) is the plain epilogue's:
   each), so the load latency is paid once, not after every chunk's barrier;
 - bias along M: the thread's two rows, loaded once per work unit;
 - input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
-  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy); on tiles of
-  `kernel.INPUT_PREFETCH_MIN_CHUNKS` chunks or more issued `kernel.INPUT_PREFETCH_CALLS` `values` calls ahead
-  (`prefetch_inputs`, with the bias pairs of those groups), so that a chunk's first loads cross its barriers;
+  run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy), issued
+  `kernel.INPUT_PREFETCH_CALLS` `values` calls ahead (`prefetch_inputs`, with the bias pairs of those groups), so
+  that a chunk's first loads cross its barriers;
 - every load is predicated on its row/column lying inside the problem (a compare of the columns left in N
   with an immediate), so partial tiles need no other care (the TMA store clips the rest);
 - alpha, beta: f32 run-time parameters; the activation is `epilogue_math`'s, SwiGLU pairs accumulator groups
@@ -115,7 +115,7 @@ class FusedEpilogue:
     """One consumer thread's epilogue of one work unit: the row/column origin, the row bias, the loads."""
 
     def __init__(self, cfg: GemmConfig, params: FusedParams, m: Any, n: Any, g: Any, warp: Any, lane: Any,
-                 tile_row0: Any, tile_col0: Any, batch: Any, inputs_ahead: bool = False) -> None:
+                 tile_row0: Any, tile_col0: Any, batch: Any) -> None:
         self.cfg, self.p = cfg, params
         self.m, self.n, self.warp, self.lane = m, n, warp, lane
         self.row0 = tile_row0 + g * 64  # the warpgroup's first row (the tile's: `GemmConfig.tile_origin`)
@@ -155,10 +155,10 @@ class FusedEpilogue:
         # the thread's bias along N for the whole tile, by 8-column group of accumulators, kept raw (one register
         # each) until its chunk: loaded with the unit's other values, before the first chunk, their latency is paid
         # once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256
-        # tile's four barriers). With the input's loads run ahead (`inputs_ahead`: the kernel calls `prefetch_inputs`)
-        # they come with those instead (a 256-wide tile's 32 pairs next to the input values ahead spilled)
+        # tile's four barriers). With an input they come a chunk ahead with its loads instead (`prefetch_inputs`:
+        # a 256-wide tile's 32 pairs next to two chunks of input values spilled)
         self.bias_pairs: dict[int, ir.Value] = {}
-        if cfg.bias == "n" and not inputs_ahead:
+        if cfg.bias == "n" and not cfg.has_input:
             for j in range(cfg.tile_n // 8):
                 self.bias_pairs[j] = self._bias_pair(j)
 
@@ -206,8 +206,8 @@ class FusedEpilogue:
 
     def prefetch_inputs(self, groups: range) -> None:
         """Issue the input loads (and bias pairs along N) of the thread's accumulator 8-column groups `groups` now;
-        `values` uses them. The kernel issues them `kernel.INPUT_PREFETCH_CALLS` calls ahead on tiles of
-        `kernel.INPUT_PREFETCH_MIN_CHUNKS` chunks or more, so that a chunk's first loads cross its barriers."""
+        `values` uses them. The kernel loads chunk c + 1's while chunk c computes and stores, so a unit pays one load
+        latency, not one per chunk (whose barrier kept each chunk's loads behind it)."""
         for j in groups:
             if self.cfg.bias == "n":
                 self.bias_pairs[j] = self._bias_pair(j)

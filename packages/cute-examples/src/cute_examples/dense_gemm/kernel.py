@@ -95,10 +95,6 @@ _ORDER_BARRIER_BASE = 3
 # the fused epilogue's input loads run this many `values` calls ahead (two stmatrix pairs of a 16-bit C): the most
 # that keeps every input config at 0 spills (a whole 64-column chunk ahead spilled up to 232 bytes at 128x256 GELU)
 INPUT_PREFETCH_CALLS = 2
-# ... where a warpgroup's tile has this many epilogue chunks or more (128x256: four). With one or two there is little
-# latency to overlap, and the H200 ran them slower: 16 x 16384 -> 4096 bias + residual (64x64, one chunk) 37.9 ->
-# 43.6 us, 128 x 16384 -> 4096 (split-K 4 on 128x128, two chunks) 48.0 -> 52.0 us, in CUDA graphs
-INPUT_PREFETCH_MIN_CHUNKS = 4
 _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
 # the fused kernel's run-time parameters after PARAMS (names as in its signature)
@@ -827,26 +823,24 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
     c_col0 = tile_col0 if cfg.c_tile_n == cfg.tile_n else tile_col0 // (cfg.tile_n // cfg.c_tile_n)
     chunks = cfg.c_tile_n // cfg.epi_n
     fused = aux_desc = None
-    # with an input addend and INPUT_PREFETCH_MIN_CHUNKS chunks or more, each `values` call's loads (input values,
-    # bias pairs) are issued INPUT_PREFETCH_CALLS calls ahead (the scaled kernel's, whose scales hold more registers:
-    # one), so a chunk's first values' loads cross its barriers and fly while the previous chunk computes and stores;
-    # before, every chunk's loads waited behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more
-    # cycles per 128x256 tile than the bias alone, about one load latency per chunk)
-    step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
-    calls = [range(j, j + step) for j in range(0, chunks * cfg.epi_n // 8, step)]
-    dist = 0
-    if epilogue is not None and cfg.has_input and chunks >= INPUT_PREFETCH_MIN_CHUNKS:
-        dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
     if epilogue is not None:
         from .epilogue_fused import FusedEpilogue
 
         params, m, n = epilogue
-        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_row0, tile_col0, batch,
-                              inputs_ahead=dist > 0)
+        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_row0, tile_col0, batch)
         aux_desc = params.aux_desc if cfg.has_aux else None
-    ahead = iter(calls[dist:]) if dist else iter(())
-    for c in calls[:dist]:
-        fused.prefetch_inputs(c)
+    # with an input addend, each `values` call's loads (input values, bias pairs) are issued INPUT_PREFETCH_CALLS
+    # calls ahead (the scaled kernel's, whose scales hold more registers: one), so a chunk's first values' loads
+    # cross its barriers and fly while the previous chunk computes and stores; before, every chunk's loads waited
+    # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
+    # bias alone, about one load latency per chunk)
+    step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
+    calls = [range(j, j + step) for j in range(0, chunks * cfg.epi_n // 8, step)]
+    dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
+    ahead = iter(calls[dist:]) if fused is not None and cfg.has_input else iter(())
+    if fused is not None and cfg.has_input:
+        for c in calls[:dist]:
+            fused.prefetch_inputs(c)
 
     def values(groups: range) -> dict:
         nxt = next(ahead, None)
