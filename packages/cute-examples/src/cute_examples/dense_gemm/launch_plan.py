@@ -505,10 +505,9 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         cfg = choose_config(problem, acc, tile, cluster, num_sms, variant or "fast")
     if promotion:
         cfg = with_promotion(problem, cfg, promotion, acc, tile, num_sms)
-    # split-K / stream-K, with or without a fused epilogue
     if tile is None and cluster is None and variant is None:
+        # split-K / stream-K (with or without a fused epilogue), then 8-bit operands' ping-pong schedule
         cfg, splits = _decomposed(problem, cfg, num_sms, loadable)
-    if tile is None and cluster is None and variant is None:
         cfg = _eight_bit_pingpong(cfg)
     return cfg, splits
 
