@@ -152,13 +152,15 @@ class FusedEpilogue:
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
             # col_t with n - dcol instead would hoist every n - dcol out of the loops and hold them in registers)
             self.cols_left = n - self.col_t
+        # with an input the kernel issues each `values` call's loads ahead of it (`prefetch_inputs`)
+        self.inputs_ahead = cfg.has_input
         # the thread's bias along N for the whole tile, by 8-column group of accumulators, kept raw (one register
         # each) until its chunk: loaded with the unit's other values, before the first chunk, their latency is paid
         # once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256
-        # tile's four barriers). With an input they come a chunk ahead with its loads instead (`prefetch_inputs`:
-        # a 256-wide tile's 32 pairs next to two chunks of input values spilled)
+        # tile's four barriers). With the input's loads ahead they come with those instead (a 256-wide tile's 32
+        # pairs next to the input values ahead spilled)
         self.bias_pairs: dict[int, ir.Value] = {}
-        if cfg.bias == "n" and not cfg.has_input:
+        if cfg.bias == "n" and not self.inputs_ahead:
             for j in range(cfg.tile_n // 8):
                 self.bias_pairs[j] = self._bias_pair(j)
 
@@ -206,8 +208,8 @@ class FusedEpilogue:
 
     def prefetch_inputs(self, groups: range) -> None:
         """Issue the input loads (and bias pairs along N) of the thread's accumulator 8-column groups `groups` now;
-        `values` uses them. The kernel loads chunk c + 1's while chunk c computes and stores, so a unit pays one load
-        latency, not one per chunk (whose barrier kept each chunk's loads behind it)."""
+        `values` uses them. The kernel issues them `kernel.INPUT_PREFETCH_CALLS` `values` calls ahead, so that a
+        chunk's first loads cross its barriers instead of waiting behind them."""
         for j in groups:
             if self.cfg.bias == "n":
                 self.bias_pairs[j] = self._bias_pair(j)

@@ -834,11 +834,12 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
     # cross its barriers and fly while the previous chunk computes and stores; before, every chunk's loads waited
     # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
     # bias alone, about one load latency per chunk)
-    step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
-    calls = [range(j, j + step) for j in range(0, chunks * cfg.epi_n // 8, step)]
-    dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
-    ahead = iter(calls[dist:]) if fused is not None and cfg.has_input else iter(())
-    if fused is not None and cfg.has_input:
+    ahead = iter(())
+    if fused is not None and fused.inputs_ahead:
+        step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
+        calls = [range(j, j + step) for j in range(0, chunks * cfg.epi_n // 8, step)]
+        dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
+        ahead = iter(calls[dist:])
         for c in calls[:dist]:
             fused.prefetch_inputs(c)
 
