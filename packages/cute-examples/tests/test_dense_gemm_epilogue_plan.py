@@ -269,6 +269,20 @@ def test_pre_activation_out_the_kernel_cannot_store_is_staged():
     assert copy((256, 63), (64, 1)) == ((256, 64), "n")  # rows that end inside a 16-byte chunk
     assert copy((2, 256, 64), (256 * 64 + 1, 64, 1)) == ((2, 256, 64), "n")  # a batch pitch off 16 bytes
     assert copy((256, 64), (64, 1), "m") == ((64, 256), "m")  # N-major under an M-major C: a padded M-major copy
+    # every staged copy's padded layout is one the kernel's TMA stores take (aux_layout returns its operand)
+    from cute_examples.dense_gemm.launch_plan import Layout
+
+    copies = set()
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        for lead in ((), (3,)):
+            for rows, cols in ((1, 1), (1, 7), (7, 1), (127, 201), (256, 63)):
+                batch = (rows * (cols + 1),) if lead else ()
+                for c_major, stride in (("n", (*batch, cols + 1, 1)), ("m", (*batch, cols + 1, 1))):
+                    got, op = aux_layout(Layout((*lead, rows, cols), stride, dtype, 16), c_major)
+                    assert op is not None, (dtype, lead, rows, cols, c_major)
+                    if got is not None:
+                        copies.add((dtype, c_major))
+    assert len(copies) == 6  # the staged branch ran for every dtype and major
     _, op = aux_layout(FakeCuda((256, 63), stride=(64, 1)), "n")
     assert (op.rows, op.cols, op.stride_rows, op.stride_cols) == (256, 63, 64, 1)
     _, op = aux_layout(FakeCuda((100, 60), stride=(60, 1)), "m")  # the copy's columns hold 104 rows
