@@ -1,0 +1,59 @@
+"""Fit the fused GELU's erfc: a degree-5 polynomial P(u) with 2^P(u) ~ erfc(u / sqrt 2) on u in [0, GELU_ERFC_CLAMP]
+(`epilogue_math._GELU_ERFC`), and print its coefficients and the float32 formula's max error over |x|.
+
+    python3 scripts/fit_gelu_erfc.py
+
+Lawson's iteratively reweighted least squares on the error that reaches the output, |2^P(u) - erfc(u / sqrt 2)|
+(GELU's abs error over |x| / 2), which makes it a minimax fit of that error; u = |x| is clamped to the interval
+(beyond it erfc(u / sqrt 2) / 2 < 2^-25). Needs numpy and scipy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import erf, erfc
+
+CLAMP = 5.5
+DEGREE = 5
+
+
+def fit(clamp: float = CLAMP, degree: int = DEGREE, iterations: int = 100) -> np.ndarray:
+    """Power-basis coefficients c0..c_degree of P."""
+    u = np.linspace(0.0, clamp, 8001)
+    target = erfc(u / np.sqrt(2.0))
+    vander = np.vander(u, degree + 1, increasing=True)
+    lawson = np.ones_like(u)
+    for _ in range(iterations):
+        w = np.sqrt(lawson) * target  # d(2^P) = 2^P ln2 dP: weight log2's residual by erfc
+        c, *_ = np.linalg.lstsq(vander * w[:, None], np.log2(target) * w, rcond=None)
+        err = np.abs(2.0 ** (vander @ c) - target)
+        lawson = lawson * err / np.sum(lawson * err)
+    return c
+
+
+def gelu_f32(x: np.ndarray, c: np.ndarray, clamp: float = CLAMP) -> np.ndarray:
+    """The kernel's formula in float32 (numpy's rounding of each step; the GPU's fma rounds once)."""
+    f = np.float32
+    x = x.astype(f)
+    u = np.minimum(np.abs(x), f(clamp))
+    p = f(c[-1])
+    for a in c[-2::-1]:
+        p = (p * u + f(a)).astype(f)
+    e = np.exp2(p).astype(f)
+    half = (f(0.5) * x).astype(f)
+    return (-np.abs(half) * e + (half + np.abs(half))).astype(f)
+
+
+def main() -> None:
+    """Print the coefficients and the max abs error over |x|."""
+    c = fit()
+    x = np.concatenate([np.linspace(-16, 16, 2_000_001), np.logspace(-8, 2, 20001), -np.logspace(-8, 2, 20001)])
+    x = x[x != 0]
+    exact = 0.5 * x * (1 + erf(x / np.sqrt(2.0)))
+    worst = np.max(np.abs(gelu_f32(x, c).astype(np.float64) - exact) / np.abs(x))
+    print("coefficients c0..c5:", ", ".join(repr(float(v)) for v in c))
+    print(f"max |gelu_f32 - gelu| / |x| = {worst:.3e} = 2^{np.log2(worst):.2f}")
+
+
+if __name__ == "__main__":
+    main()
