@@ -40,8 +40,7 @@ def gelu_f32(x: np.ndarray, c: np.ndarray, clamp: float = CLAMP) -> np.ndarray:
     for a in c[-2::-1]:
         p = (p * u + f(a)).astype(f)
     e = np.exp2(p).astype(f)
-    half = (f(0.5) * x).astype(f)
-    return (-np.abs(half) * e + (half + np.abs(half))).astype(f)
+    return ((f(-0.5) * np.abs(x)).astype(f) * e + np.maximum(x, f(0))).astype(f)
 
 
 def main() -> None:

@@ -152,8 +152,10 @@ class FusedEpilogue:
             # value v is inside N when dcol(v) < n - col_t: one compare with an immediate per load (comparing
             # col_t with n - dcol instead would hoist every n - dcol out of the loops and hold them in registers)
             self.cols_left = n - self.col_t
-        # with an input the kernel issues each `values` call's loads ahead of it (`prefetch_inputs`)
-        self.inputs_ahead = cfg.has_input
+        # with an input the kernel issues each `values` call's loads ahead of it (`prefetch_inputs`); so it does the
+        # bias pairs with the pre-activation output, whose values take the registers the tile's pairs held (GELU
+        # with it spilled at 128x256)
+        self.inputs_ahead = cfg.has_input or (cfg.has_aux and cfg.bias == "n")
         # the thread's bias along N for the whole tile, by 8-column group of accumulators, kept raw (one register
         # each) until its chunk: loaded with the unit's other values, before the first chunk, their latency is paid
         # once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256
@@ -213,8 +215,9 @@ class FusedEpilogue:
         for j in groups:
             if self.cfg.bias == "n":
                 self.bias_pairs[j] = self._bias_pair(j)
-            for v in range(4 * j, 4 * j + 4):
-                self.inputs[v] = self._input(v)
+            if self.cfg.has_input:
+                for v in range(4 * j, 4 * j + 4):
+                    self.inputs[v] = self._input(v)
 
     def _scaled(self, x: ir.Value, v: int, dcol: int, loaded: dict) -> ir.Value:
         """x times the value's scales: per tensor, its row's of A, its column's of B (loads shared per chunk)."""

@@ -8,7 +8,7 @@ GELU's erf: erfc(|x| / sqrt 2) = 2^P(u), P a degree-5 polynomial in u = min(|x|,
 (`scripts/fit_gelu_erfc.py`: a minimax fit of |2^P - erfc|, which is GELU's abs error over |x| / 2), one
 ex2.approx and five fmas, about 10 instructions per value. The negative side uses the complement directly
 (gelu(x) = x erfc(z) / 2), so the tail keeps its relative accuracy; the positive side is x - x erfc(z) / 2; both
-as x/2 + |x|/2 - |x|/2 erfc(z), without a select. Before, Abramowitz & Stegun 7.1.26 (erfc = poly(t) exp(-z^2),
+as max(x, 0) - |x|/2 erfc(z), without a select. Before, Abramowitz & Stegun 7.1.26 (erfc = poly(t) exp(-z^2),
 t = 1 / (1 + p z)) took an rcp.approx beside the ex2, two of the special-function unit's 16 per SM per clock, and
 15 instructions; libdevice's erff took 28.
 """
@@ -75,13 +75,13 @@ def activate(activation: str, x: ir.Value, math: Math = KERNEL_MATH) -> ir.Value
         return x
     if activation == "relu":
         return S.maximum(x, S.f32(0.0))  # NaN-propagating, as torch.relu
+    if activation == "gelu":
+        return _gelu_erf(x, math)
     half_x = S.mul(x, S.f32(0.5))
     if activation == "silu":
         # x sigmoid(x) = x/2 (1 + tanh(x/2)): one tanh.approx (the epilogue's MUFU throughput binds: 16 per SM
         # per clock, where sigmoid's ex2 and rcp took two)
         return S.fma(half_x, math.tanh(half_x), half_x)
-    if activation == "gelu":
-        return _gelu_erf(x, half_x, math)
     if activation == "gelu_tanh":
         # sqrt(2/pi) (x + 0.044715 x^3) = x (c + (a c) x^2): mul, fma, mul; then x/2 (1 + t) = fma(x/2, t, x/2)
         inner = S.mul(x, S.fma(S.mul(x, x), S.f32(GELU_TANH_A * GELU_TANH_C), S.f32(GELU_TANH_C)))
@@ -89,17 +89,16 @@ def activate(activation: str, x: ir.Value, math: Math = KERNEL_MATH) -> ir.Value
     raise ValueError(f"activate: {activation!r} pairs two values; use swiglu(gate, up)")
 
 
-def _gelu_erf(x: ir.Value, half_x: ir.Value, math: Math) -> ir.Value:
+def _gelu_erf(x: ir.Value, math: Math) -> ir.Value:
     """0.5 x (1 + erf(x / sqrt 2)) through erfc(|x| / sqrt 2) (see the module doc)."""
     u = S.minimum(S.abs_(x), S.f32(GELU_ERFC_CLAMP))
     p = S.f32(_GELU_ERFC[-1])
     for c in reversed(_GELU_ERFC[:-1]):
         p = S.fma(p, u, S.f32(c))
     erfc = math.exp2(p)
-    # x/2 + |x|/2 - |x|/2 erfc(z): x erfc(z) / 2 for x < 0 (x/2 + |x|/2 is exactly 0), x - x erfc(z) / 2 for x >= 0
-    # (exactly x), one fma and one sub where a compare and a select took two more instructions
-    minus_half_ax = S.mul(S.abs_(x), S.f32(-0.5))
-    return S.fma(minus_half_ax, erfc, S.sub(half_x, minus_half_ax))
+    # max(x, 0) - |x|/2 erfc(z): x erfc(z) / 2 for x < 0, x - x erfc(z) / 2 for x >= 0 (max keeps NaN); only x
+    # lives across the chain, where x/2 and |x|/2 held two more registers
+    return S.fma(S.mul(S.abs_(x), S.f32(-0.5)), erfc, S.maximum(x, S.f32(0.0)))
 
 
 def swiglu(gate: ir.Value, up: ir.Value, math: Math = KERNEL_MATH) -> ir.Value:

@@ -420,19 +420,15 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
     # 20-37% slower back to back)
     H.grid_dependency_wait()
 
-    if split is None:
-        sched = PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log)
-    else:
-        # split units: each role evaluates the schedule itself (its values would otherwise live across
-        # setmaxnreg into the producer's 40 registers)
-        def split_sched() -> PersistentScheduler:
-            return PersistentScheduler(
-                cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log, cfg.decomposition, split.splits
-            )
+    def role_sched() -> PersistentScheduler:
+        # each role evaluates the schedule itself: values computed before the role split live across setmaxnreg
+        # (into the producer's 40 registers), where ptxas spilled one (the unit count) of fused 128x256 kernels
+        return PersistentScheduler(cfg.tile_scheduler, m, n, kk, l, raster_n, swz_log,
+                                   *(() if split is None else (cfg.decomposition, split.splits)))
 
     def producer() -> None:
         H.setmaxnreg_dec(PRODUCER_REGS)
-        _producer(plan, sched if split is None else split_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem, m)
+        _producer(plan, role_sched(), pipe, tid, a_desc, b_desc, a_smem, b_smem, m)
 
     def consumer() -> None:
         H.setmaxnreg_inc(CONSUMER_REGS)
@@ -442,9 +438,8 @@ def _emit(plan, k, descs, mnkl, raster_n, swz_log, fused, split) -> None:  # noq
 
             # per-tensor scales and an 8-bit C's out_scale: loaded once here, before the unit loop
             epilogue = (with_unit_invariants(cfg, FusedParams(*fused), m), m, n)
-        role_sched = sched if split is None else split_sched()
         _consumer(
-            plan, role_sched, pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue, split
+            plan, role_sched(), pipe, wg - 1, tid_in_wg, warp % 4, c_desc, a_smem, b_smem, epi_smem, epilogue, split
         )
 
     # the warpgroup roles are the two branches of one if/else (what setmaxnreg needs)
@@ -748,10 +743,18 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
 
     def unit_body(u: Int) -> None:
         wu = sched.work_unit(u)
-        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
+        origins = _tile_origins(cfg, sched, wu)
+        started = []
+
+        def issued() -> None:
+            # the fused epilogue's first loads (bias, the input's first calls) fly beside the last K-tile's wgmmas
+            started.append(_start_fused(plan, epilogue, g, tid_in_wg, warp_in_wg, *origins, wu.l))
+
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr,
+                        issued=None if epilogue is None else issued)
         allow_next_grid(u)
-        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *_tile_origins(cfg, sched, wu), wu.l,
-                  epilogue)
+        _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l, epilogue,
+                  started=started[0] if started else None)
 
     def split_unit_body(u: Int, count: Any) -> list:
         from .split_k import fixup
@@ -795,8 +798,34 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     if_(tid_in_wg == 0, lambda: H.tma_store_wait(0, read=True))
 
 
+def _start_fused(plan, epilogue, slab, tid_in_wg, warp_in_wg, tile_row0, tile_col0, batch) -> tuple:  # noqa: ANN001
+    """A unit's fused epilogue begun: its FusedEpilogue (which loads the unit's bias) and, with an input, the first
+    INPUT_PREFETCH_CALLS `values` calls' loads issued; returns (FusedEpilogue, iterator of the calls left to prefetch
+    ahead). The data-parallel cooperative kernel emits it once the unit's last wgmmas are issued, so that those loads
+    fly beside them; the other paths at their epilogue's start."""
+    from .epilogue_fused import FusedEpilogue
+
+    cfg = plan.cfg
+    params, m, n = epilogue
+    fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, tid_in_wg % 32, tile_row0, tile_col0, batch)
+    # with an input addend, each `values` call's loads (input values, bias pairs) are issued INPUT_PREFETCH_CALLS
+    # calls ahead (the scaled kernel's, whose scales hold more registers: one), so a chunk's first values' loads
+    # cross its barriers and fly while the previous chunk computes and stores; before, every chunk's loads waited
+    # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
+    # bias alone, about one load latency per chunk)
+    ahead = iter(())
+    if fused.inputs_ahead:
+        step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
+        calls = [range(j, j + step) for j in range(0, cfg.c_tile_n // 8, step)]
+        dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
+        ahead = iter(calls[dist:])
+        for c in calls[:dist]:
+            fused.prefetch_inputs(c)
+    return fused, ahead
+
+
 def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_row0, tile_col0, batch, epilogue,  # noqa: ANN001
-              slab=None) -> None:
+              slab=None, started=None) -> None:
     """Accumulators -> C through the warpgroup's staging buffers, one 64 x epi_n chunk at a time.
 
     Chunk c of the unit goes through buffer `(unit * chunks + c) % epi_buffers`. Before a buffer is
@@ -823,25 +852,11 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
     c_col0 = tile_col0 if cfg.c_tile_n == cfg.tile_n else tile_col0 // (cfg.tile_n // cfg.c_tile_n)
     chunks = cfg.c_tile_n // cfg.epi_n
     fused = aux_desc = None
-    if epilogue is not None:
-        from .epilogue_fused import FusedEpilogue
-
-        params, m, n = epilogue
-        fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, lane, tile_row0, tile_col0, batch)
-        aux_desc = params.aux_desc if cfg.has_aux else None
-    # with an input addend, each `values` call's loads (input values, bias pairs) are issued INPUT_PREFETCH_CALLS
-    # calls ahead (the scaled kernel's, whose scales hold more registers: one), so a chunk's first values' loads
-    # cross its barriers and fly while the previous chunk computes and stores; before, every chunk's loads waited
-    # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
-    # bias alone, about one load latency per chunk)
     ahead = iter(())
-    if fused is not None and fused.inputs_ahead:
-        step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
-        calls = [range(j, j + step) for j in range(0, chunks * cfg.epi_n // 8, step)]
-        dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
-        ahead = iter(calls[dist:])
-        for c in calls[:dist]:
-            fused.prefetch_inputs(c)
+    if epilogue is not None:
+        fused, ahead = started or _start_fused(plan, epilogue, slab, tid_in_wg, warp_in_wg, tile_row0, tile_col0,
+                                               batch)
+        aux_desc = epilogue[0].aux_desc if cfg.has_aux else None
 
     def values(groups: range) -> dict:
         nxt = next(ahead, None)
