@@ -31,7 +31,6 @@ __all__ = [
     "ld_global",
     "lt",
     "maximum",
-    "minimum",
     "mul",
     "pack2",
     "red_max_nonneg_f32",
@@ -73,11 +72,6 @@ def fma(a: ir.Value, b: ir.Value, c: ir.Value) -> ir.Value:
 def maximum(a: ir.Value, b: ir.Value) -> ir.Value:
     """max(a, b), NaN if either is NaN (max.NaN.f32, torch.maximum's rule)."""
     return arith.maximumf(a, b)
-
-
-def minimum(a: ir.Value, b: ir.Value) -> ir.Value:
-    """min(a, b), NaN if either is NaN (min.NaN.f32, torch.minimum's rule)."""
-    return arith.minimumf(a, b)
 
 
 def abs_(a: ir.Value) -> ir.Value:

@@ -8,7 +8,7 @@ C's type (`epilogue_math` emits it). `act` is one of `ACTIVATIONS`:
 | --- | --- | --- | --- |
 | identity | x | - | 0 |
 | relu | max(x, 0) (NaN stays NaN) | - | 0 |
-| gelu | 0.5 x (1 + erf(x / sqrt 2)) (torch's) | erfc = 2^P(min(abs(x), 5.5)), P quintic: `ex2.approx` | 2^-20 abs(x) |
+| gelu | 0.5 x (1 + erf(x / sqrt 2)) (torch's) | erfc = 2^P(abs(x)), P quintic: `ex2.approx` | 2^-20 abs(x) |
 | gelu_tanh | 0.5 x (1 + tanh(0.79788 (x + 0.044715 x^3))) | `tanh.approx.f32` | 2^-11 abs(x) + 2^-20 abs(x) (1 + x^2) |
 | silu | x sigmoid(x) = x/2 (1 + tanh(x/2)) | `tanh.approx.f32` | 2^-11.98 abs(x) + 2^-21 abs(x) |
 | swiglu | silu(g) u on interleaved gate/up columns | as silu | abs(u) silu(g)'s bound + 2^-23 abs(silu(g) u) |

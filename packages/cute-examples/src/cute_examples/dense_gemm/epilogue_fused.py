@@ -8,8 +8,10 @@ pairs or f32 stores) is the plain epilogue's:
 - bias along N: the thread's two columns of each 8-column group are one 2-element load (shared by its two row
   halves) at `bias_t + immediate`, `bias_t` the thread's first column's address; the host passes a contiguous
   vector aligned to two elements and of even length (it stages any other), so the pair never leaves it. The
-  whole tile's pairs are loaded once per unit, with its other values, before the first chunk (one register
-  each), so the load latency is paid once, not after every chunk's barrier;
+  whole tile's pairs are loaded once per unit, with its other values, when the object is made (one register
+  each; the kernel makes it beside the unit's last wgmmas, `kernel._start_fused`), so the load latency is paid
+  once, not after every chunk's barrier; with an input or the pre-activation output they come `values` calls
+  ahead instead (`prefetch_inputs`);
 - bias along M: the thread's two rows, loaded once per work unit;
 - input (the addend): one load per value at `input_ptr + row*sm + col*sn + batch*sl` (element strides as
   run-time parameters: broadcast modes have stride 0, so torch.addmm's broadcasting needs no copy), issued
@@ -155,14 +157,14 @@ class FusedEpilogue:
         # with an input the kernel issues each `values` call's loads ahead of it (`prefetch_inputs`); so it does the
         # bias pairs with the pre-activation output, whose values take the registers the tile's pairs held (GELU
         # with it spilled at 128x256)
-        self.inputs_ahead = cfg.has_input or (cfg.has_aux and cfg.bias == "n")
+        self.loads_ahead = cfg.has_input or (cfg.has_aux and cfg.bias == "n")
         # the thread's bias along N for the whole tile, by 8-column group of accumulators, kept raw (one register
         # each) until its chunk: loaded with the unit's other values, before the first chunk, their latency is paid
         # once per unit rather than after every chunk's barrier (SASS before: 8 loads behind each of a 128x256
         # tile's four barriers). With the input's loads ahead they come with those instead (a 256-wide tile's 32
         # pairs next to the input values ahead spilled)
         self.bias_pairs: dict[int, ir.Value] = {}
-        if cfg.bias == "n" and not self.inputs_ahead:
+        if cfg.bias == "n" and not self.loads_ahead:
             for j in range(cfg.tile_n // 8):
                 self.bias_pairs[j] = self._bias_pair(j)
 

@@ -814,7 +814,7 @@ def _start_fused(plan, epilogue, slab, tid_in_wg, warp_in_wg, tile_row0, tile_co
     # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
     # bias alone, about one load latency per chunk)
     ahead = iter(())
-    if fused.inputs_ahead:
+    if fused.loads_ahead:
         step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
         calls = [range(j, j + step) for j in range(0, cfg.c_tile_n // 8, step)]
         dist = 1 if cfg.scaled else INPUT_PREFETCH_CALLS
