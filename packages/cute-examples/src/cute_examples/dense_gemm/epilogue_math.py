@@ -6,11 +6,11 @@ test passes MLIR's `math` dialect instead and runs the same formulas with the Ex
 
 GELU's erf: erfc(|x| / sqrt 2) = 2^P(|x|), P a degree-5 polynomial fitted to log2 erfc on [0, 5.5]
 (`scripts/fit_gelu_erfc.py`: a minimax fit of |2^P - erfc|, which is GELU's abs error over |x| / 2; past 5.5 it
-keeps falling, so erfc goes to 0 with no clamp), one ex2.approx and five fmas, 9 instructions per value. The negative side uses the complement directly
-(gelu(x) = x erfc(z) / 2), so the tail keeps its relative accuracy; the positive side is x - x erfc(z) / 2; both
-as max(x, 0) - |x|/2 erfc(z), without a select. Before, Abramowitz & Stegun 7.1.26 (erfc = poly(t) exp(-z^2),
-t = 1 / (1 + p z)) took an rcp.approx beside the ex2, two of the special-function unit's 16 per SM per clock, and
-15 instructions; libdevice's erff took 28.
+keeps falling, so erfc goes to 0 with no clamp), one ex2.approx and five fmas, 9 instructions per value. The
+negative side uses the complement directly (gelu(x) = x erfc(z) / 2), so the tail keeps its relative accuracy;
+the positive side is x - x erfc(z) / 2; both as max(x, 0) - |x|/2 erfc(z), without a select. Before,
+Abramowitz & Stegun 7.1.26 (erfc = poly(t) exp(-z^2), t = 1 / (1 + p z)) took an rcp.approx beside the ex2, two
+of the special-function unit's 16 per SM per clock, and 15 instructions; libdevice's erff took 28.
 """
 
 from __future__ import annotations
