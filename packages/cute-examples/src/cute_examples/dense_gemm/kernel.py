@@ -808,8 +808,8 @@ def _start_fused(plan, epilogue, slab, tid_in_wg, warp_in_wg, tile_row0, tile_co
     cfg = plan.cfg
     params, m, n = epilogue
     fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, tid_in_wg % 32, tile_row0, tile_col0, batch)
-    # with an input addend, each `values` call's loads (input values, bias pairs) are issued INPUT_PREFETCH_CALLS
-    # calls ahead (the scaled kernel's, whose scales hold more registers: one), so a chunk's first values' loads
+    # with an input addend (or the pre-activation output: `FusedEpilogue.loads_ahead`), each `values` call's loads
+    # (input values, bias pairs) are issued INPUT_PREFETCH_CALLS calls ahead (the scaled kernel's, whose scales hold more registers: one), so a chunk's first values' loads
     # cross its barriers and fly while the previous chunk computes and stores; before, every chunk's loads waited
     # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
     # bias alone, about one load latency per chunk)
@@ -834,7 +834,8 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
     running while this one is written), then the warpgroup synchronises on its own named barrier.
     With a fused epilogue (`epilogue` = (FusedParams, m, n)) each store's output values are computed just
     before it (one or two 8-column groups at a time, in the accumulators' per-thread order; SwiGLU: from twice
-    as many accumulators), which keeps few of them live next to the remaining accumulators.
+    as many accumulators), which keeps few of them live next to the remaining accumulators. `started`: the unit's
+    `_start_fused` result where the caller began the fused epilogue earlier (beside the last wgmmas).
     """
     from cute_ir import hopper as H
     from cute_ir.control import if_
