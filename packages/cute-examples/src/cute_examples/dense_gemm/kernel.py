@@ -809,10 +809,10 @@ def _start_fused(plan, epilogue, slab, tid_in_wg, warp_in_wg, tile_row0, tile_co
     params, m, n = epilogue
     fused = FusedEpilogue(cfg, params, m, n, slab, warp_in_wg, tid_in_wg % 32, tile_row0, tile_col0, batch)
     # with an input addend (or the pre-activation output: `FusedEpilogue.loads_ahead`), each `values` call's loads
-    # (input values, bias pairs) are issued INPUT_PREFETCH_CALLS calls ahead (the scaled kernel's, whose scales hold more registers: one), so a chunk's first values' loads
-    # cross its barriers and fly while the previous chunk computes and stores; before, every chunk's loads waited
-    # behind its barrier (ncu, 2048 x 16384 -> 4096 bias + residual: 10 K more cycles per 128x256 tile than the
-    # bias alone, about one load latency per chunk)
+    # (input values, bias pairs) are issued INPUT_PREFETCH_CALLS calls ahead (the scaled kernel's, whose scales hold
+    # more registers: one), so a chunk's first values' loads cross its barriers and fly while the previous chunk
+    # computes and stores; before, every chunk's loads waited behind its barrier (ncu, 2048 x 16384 -> 4096 bias +
+    # residual: 10 K more cycles per 128x256 tile than the bias alone, about one load latency per chunk)
     ahead = iter(())
     if fused.loads_ahead:
         step = 2 if cfg.c_bytes == 2 else 1  # accumulator 8-column groups per `values` call
