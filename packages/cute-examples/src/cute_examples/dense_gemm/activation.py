@@ -37,6 +37,7 @@ from typing import Any
 __all__ = [
     "ACTIVATIONS",
     "BIAS_MODES",
+    "GELU_ERFC",
     "SLOPE",
     "SWIGLU_BLOCK",
     "check_activation",
@@ -55,6 +56,11 @@ SLOPE = {"identity": 1.0, "relu": 1.0, "gelu": 1.13, "gelu_tanh": 1.13, "silu": 
 
 GELU_TANH_C = math.sqrt(2.0 / math.pi)
 GELU_TANH_A = 0.044715
+# GELU's erfc: erfc(u / sqrt 2) ~ 2^(c0 + c1 u + ... + c5 u^5) for u = |x|, fitted on [0, 5.5] by
+# scripts/fit_gelu_erfc.py (which checks that past 5.5 the polynomial keeps falling below -24, so the kernel needs no
+# clamp); tests/test_gelu_erfc_fit.py refits and compares
+GELU_ERFC = (-8.350105487529023e-07, -1.1510831631242482, -0.45927661030608374, -0.052538123784606934,
+             0.007387263283033788, -0.000518870996992521)
 
 
 def check_activation(activation: object, what: str = "activation") -> str:

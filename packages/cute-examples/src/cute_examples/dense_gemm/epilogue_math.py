@@ -22,7 +22,7 @@ from cute_ir import math as cm
 from cute_ir import scalar as S
 from mlir import ir
 
-from .activation import GELU_TANH_A, GELU_TANH_C, check_activation
+from .activation import GELU_ERFC, GELU_TANH_A, GELU_TANH_C, check_activation
 
 __all__ = ["KERNEL_MATH", "Math", "activate", "pre_activation", "swiglu"]
 
@@ -42,12 +42,8 @@ KERNEL_MATH = Math(
     tanh=lambda x: cm.tanh(x, fast=True),
 )
 
-# erfc(u / sqrt 2) ~ 2^(c0 + c1 u + ... + c5 u^5) for u = |x| in [0, 5.5] (scripts/fit_gelu_erfc.py prints them and
-# checks that past 5.5 the polynomial keeps falling below -24, so no clamp is needed); the kernel evaluates it at
-# w = -|x| / 2 (the final fma's factor), with coefficients c_k (-2)^k
-_GELU_ERFC = (-8.350105487529023e-07, -1.1510831631242482, -0.45927661030608374, -0.052538123784606934,
-              0.007387263283033788, -0.000518870996992521)
-_GELU_ERFC_W = tuple(c * (-2.0) ** k for k, c in enumerate(_GELU_ERFC))
+# GELU's erfc polynomial evaluated at w = -|x| / 2 (the final fma's factor): activation.GELU_ERFC's c_k times (-2)^k
+_GELU_ERFC_W = tuple(c * (-2.0) ** k for k, c in enumerate(GELU_ERFC))
 
 
 def pre_activation(
