@@ -1,7 +1,7 @@
 """The fused epilogue's arithmetic on float32 SSA values: `act(alpha * acc + beta * input + bias)` and SwiGLU.
 
 Emitted at the current insertion point; the formulas, the math each activation uses and their error bounds
-are `activation`'s table. `KERNEL_MATH` is what kernels use (cute_ir.math's fast exp2, rcp and tanh); the CPU
+are `activation`'s table. `KERNEL_MATH` is what kernels use (cute_ir.math's fast exp2 and tanh); the CPU
 test passes MLIR's `math` dialect instead and runs the same formulas with the ExecutionEngine against torch.
 
 GELU's erf: erfc(|x| / sqrt 2) = 2^P(|x|), P a degree-5 polynomial fitted to log2 erfc on [0, 5.5]

@@ -92,8 +92,9 @@ _EPI_BARRIER_BASE = 1  # named barrier id of consumer warpgroup g is 1 + g (0 is
 # ping-pong's math order: consumer warpgroup g waits on named barrier 3 + g before its mainloop (ids 1, 2 are the
 # epilogues')
 _ORDER_BARRIER_BASE = 3
-# the fused epilogue's input loads run this many `values` calls ahead (two stmatrix pairs of a 16-bit C): the most
-# that keeps every input config at 0 spills (a whole 64-column chunk ahead spilled up to 232 bytes at 128x256 GELU)
+# the fused epilogue's input loads (and with an input or the pre-activation output its bias pairs) run this many
+# `values` calls ahead (two stmatrix pairs of a 16-bit C): the most that keeps every input config at 0 spills (a
+# whole 64-column chunk ahead spilled up to 232 bytes at 128x256 GELU)
 INPUT_PREFETCH_CALLS = 2
 _I32 = Scalar("i32")
 _U64, _I64, _F32 = Scalar("u64"), Scalar("i64"), Scalar("f32")
