@@ -5,6 +5,7 @@
     python3 scripts/gemm_sweep.py --decompositions stream_k --around-pick   # the pick vs stream-K on its tile
     python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
     python3 scripts/gemm_sweep.py --dtype float8_e4m3fn --promotion 4   # FP8 (bfloat16 C, per-tensor device scales)
+    python3 scripts/gemm_sweep.py --tiles 128x256,256x128 --json rows.json   # those tiles only; every row to a file
 
 FP8 rows (E4M3 A and B, both K-major, tile K 128) run the scaled kernel against torch._scaled_mm on the same
 tensors and scales: with `--promotion N` (two-level accumulation every N k-blocks) against use_fast_accum=False,
@@ -72,19 +73,21 @@ def _config(shape, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int
 
 
 def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms: int = 132,
-            decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False) -> list:
+            decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False,
+            tiles: tuple = ()) -> list:
     """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
     schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles;
     FP8 configs read per-tensor device scales and promote every `promotion` k-blocks (0: never). With
     `around_pick`, only the host's data-parallel pick, its tile without a cluster and stream-K (where in
-    `decompositions`) on that tile (cluster 1x1) and on 128x256."""
+    `decompositions`) on that tile (cluster 1x1) and on 128x256. `tiles`: these (tile_m, tile_n) instead of the
+    cost model's."""
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
 
     shape = _problem(mnk, dtype)
     if around_pick:
         return _around_pick(mnk, dtype, shape, decompositions, num_sms, promotion)
     out = []
-    for tile in TILE_EFFICIENCY:
+    for tile in tiles or TILE_EFFICIENCY:
         for cluster in CLUSTER_CHOICES:
             for sched in schedules:
                 try:
@@ -147,14 +150,14 @@ def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, p
 
 
 def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = (),
-                promotion: int = 0, around_pick: bool = False) -> int:
+                promotion: int = 0, around_pick: bool = False, tiles: tuple = ()) -> int:
     """Write the JIT specs the sweep runs as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE)."""
     from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
 
     seen, lines = set(), []
     for mnk in shapes:
         for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions, promotion=promotion,
-                              around_pick=around_pick):
+                              around_pick=around_pick, tiles=tiles):
             spec = gemm_spec(cfg)
             key = json.dumps(spec, sort_keys=True)
             if key not in seen:
@@ -210,8 +213,9 @@ def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):
 
 
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
-        decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False) -> int:
-    """Sweep each shape on the GPU and print its table."""
+        decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False,
+        tiles: tuple = (), json_path: str | None = None) -> int:
+    """Sweep each shape on the GPU and print its table (every row also to `json_path`)."""
     import torch
     from cute_examples.timing import interleaved_graph_ms
     from cute_runtime import device_properties
@@ -220,7 +224,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
     sms = props.sm_count
     what = f", promotion every {promotion} k-blocks" if _is_fp8(dtype) and promotion else ""
     print(f"{props.name}, {sms} SMs, {dtype}{what}, schedules {','.join(schedules)}, {rounds} alternating rounds")
-    summary = []
+    summary, rows = [], []
     for mnk in shapes:
         torch.manual_seed(0)
         ops = _operands(mnk, dtype, promotion)
@@ -229,7 +233,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
         host_pick = _host_pick(mnk, dtype, promotion, sms).name
         fns, labels = [], []
-        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick):
+        for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick, tiles):
             try:
                 launch, err, sched = _prepare(cfg, splits, ops, sms)
             except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
@@ -245,6 +249,8 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         # each config's graph captured once, 5 replays a round, the rounds in alternating order
         us = [t * 1e3 for t in interleaved_graph_ms(fns, calls=calls, iterations=5 * rounds, rounds=rounds)]
         peer = us[-1]
+        rows += [{"shape": list(mnk), "dtype": dtype, "sms": sms, "config": labels[i], "us": us[i], "peer_us": peer,
+                  "pick": labels[i].startswith(host_pick + " ")} for i in range(len(fns) - 1)]
         ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])
         name = "x".join(map(str, mnk))
         print(f"\n{name} (graph of {calls}): {peer_name} {peer:.2f} us")
@@ -261,6 +267,9 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
     if summary:
         gm = lambda xs: statistics.geometric_mean(xs)  # noqa: E731
         print(f"geomean: host pick {gm([s[1] for s in summary]):.3f}, best {gm([s[2] for s in summary]):.3f}")
+    if json_path:
+        with open(json_path, "w") as fh:
+            json.dump({"device": props.name, "rows": rows}, fh, indent=0)
     return 0
 
 
@@ -276,15 +285,19 @@ def main() -> int:
     p.add_argument("--specs", metavar="FILE", help="write the specs the sweep runs (for build_bundle --add-specs)")
     p.add_argument("--around-pick", action="store_true",
                    help="only the host's pick, its tile without a cluster and stream-K on it and on 128x256")
+    p.add_argument("--tiles", default="", help="comma-separated MxN tiles instead of the cost model's")
+    p.add_argument("--json", metavar="FILE", help="write every measured row (shape, config, us, peer us) here")
     args = p.parse_args()
+    tiles = tuple(tuple(int(x) for x in t.split("x")) for t in args.tiles.split(",") if t)
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
     schedules = args.schedules.split(",")
     kinds = tuple(k for k in args.decompositions.split(",") if k)
     if args.specs:
-        n = write_specs(args.specs, shapes, args.dtype, schedules, kinds, args.promotion, args.around_pick)
+        n = write_specs(args.specs, shapes, args.dtype, schedules, kinds, args.promotion, args.around_pick, tiles)
         print(f"{n} specs -> {args.specs}")
         return 0
-    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion, args.around_pick)
+    return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion, args.around_pick, tiles,
+               args.json)
 
 
 if __name__ == "__main__":

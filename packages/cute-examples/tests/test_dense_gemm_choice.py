@@ -20,10 +20,16 @@ def _shapes() -> dict:
     return out
 
 
+def _measured_pick(shape: GemmShape, measured: dict) -> tuple:
+    """The model's first (tile, cluster) that the sweep measured: the sweeps before the 256x128 tile skip it (where
+    `WIDE_M_SWAP` put it first, the pick before the swap)."""
+    return next(tc for tc in rank_configs(shape) if tc in measured)
+
+
 def test_pick_is_close_to_the_fastest_measured_config():
     regrets, worst = [], None
     for (dtype, m, n, k), measured in _shapes().items():
-        pick = rank_configs(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype))[0]
+        pick = _measured_pick(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype), measured)
         best = min(us for us, _ in measured.values())
         r = best / measured[pick][0]
         regrets.append(r)
@@ -47,9 +53,52 @@ def _pick_on(sweep: str) -> tuple[float, int]:
         measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
     logs = []
     for (dtype, m, n, k), times in measured.items():
-        pick = rank_configs(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype))[0]
+        pick = _measured_pick(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype), times)
         logs.append(math.log(min(times.values()) / times[pick]))
     return math.exp(sum(logs) / len(logs)), len(logs)
+
+
+def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster():
+    """`choice.WIDE_M_SWAP` on the rows it was fitted to (tests/data/wide_m_sweep_h200.json: 44 shapes x 2 dtypes, the
+    tiles 128x256 and 256x128 x three clusters on every shape, three more tiles on 26 of them)."""
+    from cute_examples.dense_gemm.choice import WIDE_M_SWAP
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "wide_m_sweep_h200.json")) as f:
+        rows = json.load(f)["rows"]
+    measured: dict = {}
+    for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
+        measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    assert len(measured) == 88
+    swapped, picks = [], []
+    for (dtype, m, n, k), times in measured.items():
+        pick = _measured_pick(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype), times)
+        picks.append(math.log(min(times.values()) / times[pick]))
+        if pick == WIDE_M_SWAP[1]:
+            swapped.append(math.log(times[WIDE_M_SWAP[1]] / times[WIDE_M_SWAP[0]]))
+    # 38 rows swapped, 0.969 of 128x256's time (0.88-1.04); the pick 0.982 of the fastest config (0.969 without it)
+    assert len(swapped) >= 30 and math.exp(sum(swapped) / len(swapped)) <= 0.98
+    assert math.exp(sum(picks) / len(picks)) >= 0.975
+    # not on a multi-round launch, nor where 256-row tiles would pad M with more rows, nor at K = 1024
+    for m, n, k in ((2048, 4096, 14336), (640, 8192, 8192), (256, 13944, 1024)):
+        assert rank_configs(GemmShape(m, n, k, ab_dtype="bfloat16", c_dtype="bfloat16"))[0] != WIDE_M_SWAP[1]
+    # 8-bit operands, promotion and a float32 C never rank a 256-row tile
+    for shape, promoting in ((GemmShape(512, 8192, 8192, ab_dtype="float8_e4m3fn", c_dtype="bfloat16"), False),
+                             (GemmShape(512, 8192, 8192), True),
+                             (GemmShape(512, 8192, 8192, c_dtype="float32"), False)):
+        assert all(t[0] <= 128 for t, _ in rank_configs(shape, promoting=promoting))
+
+
+def test_an_input_addend_is_rechosen_off_the_256_row_tile():
+    """A 256-row tile takes no input (its addend loads would spill): gemm()'s pick moves to the fastest modelled tile
+    of at most 128 rows, and a given 256-row tile is a ValueError naming input=."""
+    from cute_examples.dense_gemm.host import choose_epilogue_config
+
+    shape = GemmShape(512, 8192, 8192)
+    assert choose_epilogue_config(shape, {"activation": "gelu", "bias": "n"}).tile_m == 256
+    cfg = choose_epilogue_config(shape, {"bias": "n", "has_input": True})
+    assert (cfg.tile_m, cfg.tile_n, cfg.has_input) == (128, 256, True)
+    with pytest.raises(ValueError, match="input= needs a tile of at most 128 rows"):
+        choose_epilogue_config(shape, {"has_input": True}, tile_shape_mnk=(256, 128, 64))
 
 
 def test_pick_on_random_shapes_is_close_to_the_fastest_measured_config():

@@ -25,7 +25,7 @@ from cute_examples.dense_gemm.configs import (
     random_problems,
 )
 from cute_examples.dense_gemm.kernel import dense_gemm, gemm_spec, kernel_of
-from cute_examples.dense_gemm.spec import TILE_M, TILE_N, GemmConfig
+from cute_examples.dense_gemm.spec import TILE_N, TILES, GemmConfig
 from cute_runtime import CompilerError
 
 _TORCH = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
@@ -95,8 +95,8 @@ def test_multicast_configs_cover_every_formerly_failing_class_at_every_tile():
         if name.startswith("A"):
             assert tiles == {(128, tn) for tn in TILE_N}, name
         else:
-            assert tiles == {(tm, tn) for tm in TILE_M for tn in TILE_N if tn >= 128}, name
-    for ab, (tm, tn) in itertools.product(("float16", "bfloat16"), itertools.product(TILE_M, TILE_N)):
+            assert tiles == {(tm, tn) for tm, tn in TILES if tn >= 128}, name
+    for ab, (tm, tn) in itertools.product(("float16", "bfloat16"), TILES):
         here = [c for c in mc if c.a_dtype == ab and (c.tile_m, c.tile_n) == (tm, tn)]
         assert any(c.a_major == "m" and c.cluster_n == 2 for c in here)
         assert any(c.b_major == "n" and c.cluster_m == 2 for c in here)

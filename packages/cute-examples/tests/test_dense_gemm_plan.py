@@ -26,7 +26,11 @@ from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
         (dict(a_major="n"), "a_major"),
         (dict(b_major="m"), "b_major"),
         (dict(c_major="k"), "c_major"),
-        (dict(tile_m=256), "tile_m"),
+        (dict(tile_m=192), "tile_m"),
+        (dict(tile_m=256, tile_n=256), "accumulators per consumer thread"),
+        (dict(tile_m=256, decomposition="split_k"), "takes no decomposition"),
+        (dict(tile_m=256, has_input=True), "takes no has_input"),
+        (dict(tile_m=256, mma_promotion_interval=4), "takes no mma_promotion_interval"),
         (dict(tile_n=80), "tile_n"),
         (dict(tile_k=32), "tile_k"),
         (dict(cluster_m=4), "cluster shape"),
@@ -52,7 +56,9 @@ def test_config_names_spec_and_dtype_spellings():
             c.smem_bytes(c.num_stages) <= SMEM_CAPACITY < c.smem_bytes(c.num_stages + 1) or c.num_stages == 8
         )
     assert len({c.name for c in aot_configs()}) == len(aot_configs())
-    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 48
+    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 15 * 4
+    wide = GemmConfig(tile_m=256, tile_n=128)  # two consumer warpgroups of two 64-row atoms each
+    assert (wide.num_consumer_warpgroups, wide.atoms_m, wide.mma_warpgroups, wide.num_threads) == (2, 2, 2, 384)
 
 
 def test_plan_matches_the_descriptor_and_tma_oracles():
@@ -71,6 +77,24 @@ def test_plan_matches_the_descriptor_and_tma_oracles():
     assert [(b.mn, b.k, b.smem_offset) for b in q.a.boxes] == [(0, 0, 0), (64, 0, 8192)]
     assert p.pipeline.tx_bytes == 2 * 128 * 64 * 2 and p.pipeline.consumer_arrivals == 2
     assert make_plan(GemmConfig(cluster_m=2, cluster_n=2)).pipeline.consumer_arrivals == 2 * 3
+
+
+@pytest.mark.parametrize(("a_major", "dtype"), [("k", "float16"), ("m", "bfloat16"), ("k", "float8_e4m3fn")])
+def test_a_256_row_tile_advances_one_m_atom_per_64_rows(a_major, dtype):
+    """The kernel addresses 64-row slab s of A at s * mn_atom_bytes (warpgroup g's atoms 2g, 2g + 1 at tile_m 256):
+    cute-nvarch's TiledMma descriptor of each slab's first thread starts there."""
+    from cute_examples.dense_gemm.plan import _tiled_mma
+    from cute_nvarch.gmma_smem import make_gmma_smem_layout
+    from cute_nvarch.numeric import numeric_type
+
+    cfg = GemmConfig(a_dtype=dtype, b_dtype=dtype, c_dtype="bfloat16",
+                     a_major=a_major, tile_m=256, tile_n=128)
+    step = make_plan(cfg).a.mn_atom_bytes
+    layout = make_gmma_smem_layout(numeric_type(dtype), "K" if a_major == "k" else "MN", 256, cfg.tile_k,
+                                   cfg.num_stages)
+    _, tiled = _tiled_mma(cfg)
+    starts = [tiled.smem_desc_A(layout, 0, 128 * s).desc.start_address for s in range(4)]
+    assert starts == [s * step for s in range(4)] and step > 0
 
 
 def _covered(op, tile_mn, tile_k):

@@ -23,7 +23,7 @@ import dataclasses
 import itertools
 import sys
 
-from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, CLUSTER_SHAPES, TILE_M, TILE_N, VARIANTS, GemmConfig
+from .spec import AB_DTYPES, ACC_DTYPES, C_DTYPES, CLUSTER_SHAPES, TILES, VARIANTS, GemmConfig
 
 __all__ = [
     "VARIANT_TEST_CONFIGS",
@@ -81,11 +81,10 @@ def dtype_major_configs(tile: tuple[int, int] = (128, 128)) -> list[GemmConfig]:
 
 
 def tile_cluster_configs() -> list[GemmConfig]:
-    """Every tile (64/128 x 64/96/128/160/192/256 x 64) x every cluster shape; f16 in and out, f32 accumulation."""
+    """Every tile (`spec.TILES`, K 64) x every cluster shape; f16 in and out, f32 accumulation."""
     return [
         GemmConfig(tile_m=tm, tile_n=tn, cluster_m=cm, cluster_n=cn)
-        for tm in TILE_M
-        for tn in TILE_N
+        for tm, tn in TILES
         for cm, cn in CLUSTER_SHAPES
     ]
 

@@ -46,6 +46,8 @@ __all__ = [
     "GemmShape",
     "PARTIAL_M_ROUND_COST",
     "TILE_EFFICIENCY",
+    "WIDE_M_MIN_K_TILES",
+    "WIDE_M_SWAP",
     "choose_tile_cluster",
     "cluster_k_tile_us",
     "estimate_us",
@@ -67,6 +69,9 @@ TILE_EFFICIENCY = {
     (128, 64): 0.64,
     (64, 128): 0.80,
     (64, 64): 0.52,
+    # two consumer warpgroups of two 64-row atoms each: below 128x256, so that it never wins a tie; it runs where
+    # `WIDE_M_SWAP` swaps it in (16-bit operands, no promotion)
+    (256, 128): 0.97,
 }
 # the same with two-level accumulation (FP8 `mma_promotion_interval`): two float32 accumulators per thread cost the
 # wide tiles (H200, promotion every K-tile: 128x192 5% and 128x160 2% faster per FLOP than 128x128 on 8192^3 and
@@ -92,6 +97,15 @@ CLUSTER_8BIT_K_TILE_US = 0.05
 # (`GemmConfig.clamped_edges`), which removed the out-of-bound fill; on the 46 shapes measured after it
 # (`data/edge_sweep_h200.json`) the term is neutral: 0.948 of the fastest config with it, 0.948 without
 PARTIAL_M_ROUND_COST = 0.1
+# a single-round launch of 16-bit operands that the model gives to 128x256 without a cluster, over at least
+# WIDE_M_MIN_K_TILES K tiles, runs 256x128 with a 1x2 cluster instead where that is also one round and pads M with
+# no more rows (M mod 256 is 0 or over 128): each CTA pair shares its 256 rows of A, as cuBLAS's
+# `nvjet_sm90_tst_256x128_64x4_1x2` does on these rows. H200, in CUDA graphs (the tests' `data/wide_m_sweep_h200.json`):
+# on the 38 rows it swaps (19 shapes x 2 dtypes) 0.969 of 128x256's time on geometric mean, 0.88-1.04; the pick over
+# the file's 88 rows 0.982 of the fastest measured config, 0.969 without the swap. Not on multi-round launches, where
+# 256x128 ran 0.99-1.06 of 128x256's time (its `TILE_EFFICIENCY`), nor on the one K = 1024 row (1.02 in both dtypes)
+WIDE_M_SWAP = (((128, 256), (1, 1)), ((256, 128), (1, 2)))
+WIDE_M_MIN_K_TILES = 32
 _SM_PEAK_FLOP_PER_US = 989e12 / 132 / 1e6  # dense f16/bf16 wgmma, H100 SXM per SM
 _SM_LOAD_BYTES_PER_US = 100e3  # operand bytes an SM's TMA loads bring per microsecond
 _SM_STORE_BYTES_PER_US = 100e3  # C bytes an SM retires per microsecond (epilogue partly overlapped)
@@ -151,9 +165,8 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     # K tiles of 64 elements for every dtype: an 8-bit operand's rounds count twice its 128-byte rows against the
     # DRAM floor and the fixed costs, as the constants were fitted (counting 128-element tiles picked worse on the
     # H200 FP8 sweeps: decode 0.916 against 0.939 of the fastest measured config)
-    tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
-    units = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
-    rounds = -(-units // sched.max_clusters(num_sms))
+    tiles_m, _, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
+    rounds = _rounds_of(shape, tile, cluster, num_sms)
     eight_bit = numeric_type(shape.ab_dtype).bytes == 1
     eff = tile_efficiency(tile, promoting, eight_bit) * (1 - CLUSTER_COST if cm * cn > 1 else 1)
     wgmma = 2.0 * tm * tn * 64 / (_SM_PEAK_FLOP_PER_US * eff)
@@ -207,10 +220,13 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
             promoting: bool = False) -> tuple:
     """rank_configs of one problem (cached: the launch path asks once per call)."""
     shape = GemmShape(m, n, k, l, ab_dtype=ab_dtype, c_dtype=c_dtype)
+    eight_bit = numeric_type(ab_dtype).bytes == 1
     out = []
     for tile in TILE_EFFICIENCY:
         if tile[1] > 128 and c_dtype == "float32":
             continue  # float32 C stays at N <= 128 (the configurations the GPU tests cover)
+        if tile[0] > 128 and (promoting or eight_bit or c_dtype == "float32"):
+            continue  # 256 rows: two accumulators per atom do not fit; not measured with 8-bit operands or a float32 C
         if m <= SMALL_M < tile[0]:
             continue  # a 128-row tile would compute 64 rows that do not exist (decode sweep: 10% slower)
         for cluster in CLUSTER_CHOICES:
@@ -231,7 +247,27 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
             headroom = round(t, 6)
             out.append((round(floored, 6), headroom, -tile[0] * tile[1], cluster != (1, 1), -cluster[0], tile, cluster))
     out.sort()
-    return tuple((tile, cluster) for *_, tile, cluster in out)
+    ranked = tuple((tile, cluster) for *_, tile, cluster in out)
+    if ranked[0] == WIDE_M_SWAP[0] and WIDE_M_SWAP[1] in ranked and _wide_m_swaps(shape, num_sms):
+        ranked = (WIDE_M_SWAP[1],) + tuple(tc for tc in ranked if tc != WIDE_M_SWAP[1])
+    return ranked
+
+
+def _wide_m_swaps(shape: Any, num_sms: int) -> bool:
+    """Whether `WIDE_M_SWAP` applies to `shape` (whose pick is 128x256 without a cluster): both configs run one
+    round, K has `WIDE_M_MIN_K_TILES` tiles or more and 256-row tiles pad M with no more rows than 128-row ones."""
+    (narrow, _), (wide, _) = WIDE_M_SWAP
+    rows_m, _, k_tiles = _scheduler(*narrow, 1, 1).problem_tiles(shape.m, shape.n, shape.k)
+    wide_m = _scheduler(*wide, 1, 1).problem_tiles(shape.m, shape.n, shape.k)[0]
+    return (k_tiles >= WIDE_M_MIN_K_TILES and wide_m * wide[0] == rows_m * narrow[0]
+            and all(_rounds_of(shape, *tc, num_sms) == 1 for tc in WIDE_M_SWAP))
+
+
+def _rounds_of(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> int:
+    """Rounds of the persistent launch of `shape` on (tile, cluster): units over the clusters that fit."""
+    sched = _scheduler(*tile, *cluster)
+    units = sched.units_of_tiles(*sched.problem_tiles(shape.m, shape.n, shape.k)[:2], shape.l)
+    return -(-units // sched.max_clusters(num_sms))
 
 
 def choose_tile_cluster(shape: Any, num_sms: int = 132) -> tuple[tuple[int, int], tuple[int, int]]:

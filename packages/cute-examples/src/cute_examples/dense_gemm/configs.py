@@ -1,16 +1,16 @@
 """Every GEMM config `GemmConfig` accepts, a seeded sample of them, and a compile sweep over either.
 
-`every_config()` is the 3,456 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
-major x every tile (M 64/128 x N 64/96/128/160/192/256, K 64) x every cluster shape (1x1, 2x1, 1x2, 2x2), with
-`stages=None` and the "fast" speed options. `sample_configs(count, seed)` draws `count` of them and always
-includes one config of each class that issue 9 found failing (A m-major with tile_m 128 and cluster_n 2;
-B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
+`every_config()` is the 4,320 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
+major x every tile (`spec.TILES`: M 64/128 x N 64/96/128/160/192/256 and 256 x 64/96/128, K 64) x every
+cluster shape (1x1, 2x1, 1x2, 2x2), with `stages=None` and the "fast" speed options. `sample_configs(count,
+seed)` draws `count` of them and always includes one config of each class that issue 9 found failing (A m-major
+with tile_m 128 and cluster_n 2; B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
 
-    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 3,456 (+ epilogue kinds), one per job
+    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 4,320 (+ epilogue kinds), one per job
     python -m cute_examples.dense_gemm.configs --sample 30   # a seeded sample of 30
 
 The full sweep (`sweep_configs()`) adds every fused-epilogue kind on a representative set of tiles
-(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 3,456) and the ping-pong
+(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 4,320) and the ping-pong
 schedule's 5 tiles x 3 clusters, plain and with two epilogues (`pingpong_cases.sweep_configs()`, 45). It
 compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) and prints
 `N of M configs compiled, S with spills`; the exit status is 1 unless every config compiled without spills.
@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from .aot import dtype_combinations
-from .spec import AB_DTYPES, CLUSTER_SHAPES, TILE_M, TILE_N, GemmConfig
+from .spec import AB_DTYPES, CLUSTER_SHAPES, TILES, GemmConfig
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ SAMPLE_SEED = 9
 
 
 def every_config() -> list[GemmConfig]:
-    """The 3,456 configs: dtype combinations x (a, b, c) majors x tiles x clusters ("fast", stages=None)."""
+    """The 4,320 configs: dtype combinations x (a, b, c) majors x tiles x clusters ("fast", stages=None)."""
     return [
         GemmConfig(
             a_dtype=ab,
@@ -74,8 +74,8 @@ def every_config() -> list[GemmConfig]:
             cluster_m=cx,
             cluster_n=cy,
         )
-        for (ab, acc, c), am, bm, cm, tm, tn, (cx, cy) in itertools.product(
-            dtype_combinations(), "km", "kn", "nm", TILE_M, TILE_N, CLUSTER_SHAPES
+        for (ab, acc, c), am, bm, cm, (tm, tn), (cx, cy) in itertools.product(
+            dtype_combinations(), "km", "kn", "nm", TILES, CLUSTER_SHAPES
         )
     ]
 
@@ -131,7 +131,7 @@ def multicast_split_configs() -> list[GemmConfig]:
     """
     out = []
     for ab in AB_DTYPES:
-        for i, (tm, tn) in enumerate(itertools.product(TILE_M, TILE_N)):
+        for i, (tm, tn) in enumerate(TILES):
             for am, bm, cm, cluster in (
                 ("m", "k", "n", (1, 2)),
                 ("k", "n", "m", (2, 1)),
@@ -322,7 +322,7 @@ def parser() -> Parser:
     option(p, "--jobs", type=number(int, 1), default=cores, example="16", shown="one per core",
            help="worker processes")
     option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=len(every_config()) + 1), default=None,
-           example="30", shown="all 3456 + epilogue kinds", help="compile a seeded sample of this many configs instead")
+           example="30", shown="all 4320 + epilogue kinds", help="compile a seeded sample of this many configs instead")
     option(p, "--seed", type=number(int, 0), default=SAMPLE_SEED, example="3", help="the sample's seed")
     return p
 

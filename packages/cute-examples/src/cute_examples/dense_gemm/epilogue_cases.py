@@ -167,6 +167,14 @@ GPU_CASES = (
                  aux="col_major"),
     # stream-K on 132 SMs (data-parallel on 114)
     EpilogueCase("silu_input_streamk_bf16", "bfloat16", "bfloat16", (300, 1000, 8192, 1), "silu", "n", "full"),
+    # one round of 128x256 tiles on 132 SMs: 256x128 with a 1x2 cluster (`choice.WIDE_M_SWAP`: two 64-row slabs per
+    # warpgroup), 128x160 on 114
+    EpilogueCase("gelu_bias_wide_m_f16", "float16", "float16", (512, 8192, 2048, 1), "gelu", "n"),
+    EpilogueCase("silu_rowbias_aux_wide_m_bf16", "bfloat16", "bfloat16", (1024, 4096, 2048, 1), "silu", "m",
+                 aux="dense"),
+    EpilogueCase("gelu_tanh_alpha_wide_m_batched_f16", "float16", "float16", (512, 4096, 2048, 2), "gelu_tanh", "n",
+                 alpha=0.5),
+    EpilogueCase("swiglu_bias_wide_m_bf16", "bfloat16", "bfloat16", (512, 8192, 2048, 1), "swiglu", "n"),
 )
 
 

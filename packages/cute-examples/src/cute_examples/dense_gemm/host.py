@@ -354,7 +354,8 @@ def choose_epilogue_config(
     multiple of 2 swiglu_chunk_n (64 for a 16-bit N-major C): another pick is re-chosen at the fastest modelled tile
     that is;
     an input addend on the ping-pong schedule needs at most `spec.MAX_PINGPONG_INPUT_ACC` accumulators per thread
-    (64 x 128): a larger pick is re-chosen at 64 x 128 (a given tile that breaks either is a ValueError).
+    (64 x 128): a larger pick is re-chosen at 64 x 128; a 256-row tile takes no input: re-chosen at the fastest modelled
+    tile of at most 128 rows (a given tile that breaks any of these is a ValueError).
     """
     from .spec import MAX_PINGPONG_INPUT_ACC
 
@@ -370,6 +371,19 @@ def choose_epilogue_config(
         given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
         wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % unit == 0 and given in (None, c)]
         tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * unit, cfg.tile_k)
+        cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
+    if fields.get("has_input") and not cfg.pingpong and cfg.atoms_m > 1:
+        # two atoms per warpgroup (tile_m 256) take no addend: the fastest modelled tile of at most 128 rows
+        from .choice import rank_configs
+
+        if tile_shape_mnk is not None:
+            raise ValueError(f"input= needs a tile of at most 128 rows (a 256-row tile's two accumulators per "
+                             f"warpgroup leave no registers for the addend's loads), got tile_shape_mnk "
+                             f"{tuple(tile_shape_mnk)}")
+
+        given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
+        rows = [t for t, c in rank_configs(problem, num_sms) if t[0] <= 128 and given in (None, c)]
+        tile = (*rows[0], cfg.tile_k) if rows else (128, cfg.tile_n, cfg.tile_k)
         cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
     # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
     pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n // 128 > MAX_PINGPONG_INPUT_ACC

@@ -7,7 +7,8 @@ Structure (CUTLASS's SM90 TMA warp-specialized cooperative kernel, CuTeDSL's `de
   `cute_ir.hopper.pipeline`), multicasting across the cluster;
 - warpgroups 1..tile_m/64 (consumers, `setmaxnreg.inc`): each computes 64 rows of the CTA tile with
   `wgmma.mma_async` (A and B from shared-memory descriptors advanced per K-block), releases each stage,
-  and writes its accumulators through a swizzled shared-memory staging buffer with TMA stores.
+  and writes its accumulators through a swizzled shared-memory staging buffer with TMA stores. A 256-row tile
+  has two consumers of two 64-row atoms each (`GemmConfig.atoms_m`), which store their two slabs in turn.
 - the static persistent scheduler: clusters walk work units `w = cluster_id + i * num_clusters`; each
   unit is one cluster-shaped block of tiles of one batch, ordered by a raster (along M or N) with a
   swizzle of `1 << swizzle_log` rows/columns for L2 reuse. CTAs of a cluster beyond the matrix load
@@ -734,7 +735,8 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     cfg = plan.cfg
     a_addr = H.smem_address(a_smem)
     b_addr = H.smem_address(b_smem)
-    a_wg_addr = a_addr + g * plan.a.mn_atom_bytes
+    # warpgroup g's first 64-row slab of A: slab g * atoms_m (tile_m 256: two atoms per warpgroup)
+    a_wg_addr = a_addr + g * (cfg.atoms_m * plan.a.mn_atom_bytes)
     epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
 
     def allow_next_grid(u: Int, step: int = 1) -> None:
@@ -751,6 +753,14 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
             # the fused epilogue's first loads (bias, the input's first calls) fly beside the last K-tile's wgmmas
             started.append(_start_fused(plan, epilogue, g, tid_in_wg, warp_in_wg, *origins, wu.l))
 
+        if cfg.atoms_m > 1:
+            # two 64-row slabs per warpgroup (tile_m 256), stored one after the other; the buffer parity counts slabs
+            accs = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
+            allow_next_grid(u)
+            for s, acc_s in enumerate(accs):
+                _epilogue(plan, acc_s, g, u * cfg.atoms_m + s, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l,
+                          epilogue, slab=g * cfg.atoms_m + s)
+            return
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr,
                         issued=None if epilogue is None else issued)
         allow_next_grid(u)

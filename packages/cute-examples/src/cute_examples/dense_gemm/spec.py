@@ -5,8 +5,9 @@ JSON-able kernel specification that keys the compile cache and AOT bundles (`spe
 
 Conventions (those of CuTeDSL's `dense_gemm.py`): A is M x K x L, B is N x K x L (as stored: "k" major means
 K contiguous), C is M x N x L. `a_major` is "k" or "m", `b_major` "k" or "n", `c_major` "n" or "m".
-Roles: warpgroup 0 is the TMA producer, warpgroups 1..tile_m/64 are consumers, each owning 64 rows of
-the CTA tile (cooperative over M).
+Roles: warpgroup 0 is the TMA producer, the others are consumers, each owning 64 rows of the CTA tile
+(cooperative over M), or at tile_m 256 (tile_n <= 128: CUTLASS's 256x128 cooperative tile) two consumers of 128 rows
+each, two 64-row wgmma atoms per K-block (`atoms_m`), data-parallel, without promotion or an input addend.
 
 Speed options (each selectable, so that one GPU run can compare them; `VARIANTS` names sets of them):
 - `k_pipe_mmas`: wgmma groups left in flight when a K-tile's group is committed (CUTLASS's K_PIPE_MMAS).
@@ -93,6 +94,7 @@ __all__ = [
     "RELEASE_SCOPES",
     "SCHEDULES",
     "SMEM_CAPACITY",
+    "TILES",
     "VARIANTS",
     "canonical_dtype",
     "runs_on",
@@ -109,8 +111,17 @@ ACC_DTYPES = tuple(t.canonical for t in (Float32, Float16))
 DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32, Float8E4M3FN)}
 # the dtype of the bias and the input addend of an 8-bit C (torch._scaled_mm's bias dtype for an FP8 output)
 FP8_C_EPILOGUE_DTYPE = BFloat16.canonical
-TILE_M = (64, 128)
+TILE_M = (64, 128, 256)
 TILE_N = (64, 96, 128, 160, 192, 256)
+# the most float32 accumulators per thread of a cooperative consumer warpgroup (64 x 256, or 128 x 128 as two 64-row
+# atoms: tile_m 256 with tile_n <= 128 splits the tile's rows between two warpgroups, 128 each)
+MAX_COOPERATIVE_ACC = 128
+# cooperative consumer warpgroups: one per 64 rows of the tile, at most this many (tile_m 256: two atoms each)
+MAX_CONSUMER_WARPGROUPS = 2
+# every (tile_m, tile_n) of the cooperative schedule: TILE_M x TILE_N within MAX_COOPERATIVE_ACC accumulators per
+# consumer thread (256 x 64/96/128)
+TILES = tuple((tm, tn) for tm in TILE_M for tn in TILE_N
+              if tm * tn // 128 // min(tm // 64, MAX_CONSUMER_WARPGROUPS) <= MAX_COOPERATIVE_ACC)
 # tile_k is one 128-byte swizzle row of A and B: 64 16-bit or 128 8-bit elements
 TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
@@ -137,7 +148,16 @@ SCHEDULES = ("cooperative", "pingpong")
 # a ping-pong consumer warpgroup holds a whole tile's accumulators: at most 128 float32 registers per thread
 MAX_PINGPONG_ACC = 128
 # the ping-pong tile rows: one or two 64-row wgmma atoms per warpgroup and k-block
-PINGPONG_TILE_M = (64, 128)
+PINGPONG_TILE_M = (64, 128, 256)
+# the most float32 accumulators per thread of a cooperative consumer warpgroup (64 x 256, or 128 x 128 as two 64-row
+# atoms: tile_m 256 with tile_n <= 128 splits the tile's rows between two warpgroups, 128 each)
+MAX_COOPERATIVE_ACC = 128
+# cooperative consumer warpgroups: one per 64 rows of the tile, at most this many (tile_m 256: two atoms each)
+MAX_CONSUMER_WARPGROUPS = 2
+# every (tile_m, tile_n) of the cooperative schedule: TILE_M x TILE_N within MAX_COOPERATIVE_ACC accumulators per
+# consumer thread (256 x 64/96/128)
+TILES = tuple((tm, tn) for tm in TILE_M for tn in TILE_N
+              if tm * tn // 128 // min(tm // 64, MAX_CONSUMER_WARPGROUPS) <= MAX_COOPERATIVE_ACC)
 RELEASE_SCOPES = ("cta", "cluster")
 # named sets of the speed options: "fast" (the defaults), "cluster_release" ("fast" with the cluster-scope
 # stage release of the first kernels: the benchmark's control for that fence), "base" (the first,
@@ -359,6 +379,7 @@ class GemmConfig:
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
         if self.schedule == "cooperative":
+            self._check_cooperative()
             return
         if self.shares_k:
             raise ValueError(f"schedule 'pingpong' needs decomposition 'data_parallel' (each warpgroup takes every "
@@ -380,6 +401,21 @@ class GemmConfig:
             raise ValueError("schedule 'pingpong' takes no mma_promotion_interval (two accumulators of a whole tile "
                              "per warpgroup do not fit its registers)")
 
+    def _check_cooperative(self) -> None:
+        acc = self.tile_m * self.tile_n // 128 // self.num_consumer_warpgroups
+        if acc > MAX_COOPERATIVE_ACC:
+            raise ValueError(f"tile {self.tile_m}x{self.tile_n} needs {acc} float32 accumulators per consumer thread "
+                             f"(tile_m * tile_n / 128 over {self.num_consumer_warpgroups} warpgroups); at most "
+                             f"{MAX_COOPERATIVE_ACC} fit (tile_m 256 takes tile_n <= 128)")
+        if self.atoms_m == 1:
+            return
+        for f, ok in (("decomposition", not self.shares_k), ("mma_promotion_interval", not self.mma_promotion_interval),
+                      ("has_input", not self.has_input)):
+            if not ok:
+                raise ValueError(f"tile_m {self.tile_m} (two 64-row wgmma atoms per consumer warpgroup) takes no "
+                                 f"{f} {getattr(self, f)!r}: data-parallel units, one accumulator per atom and no "
+                                 f"addend loads beside them")
+
     @property
     def pingpong(self) -> bool:
         """Whether two consumer warpgroups take whole tiles alternately (`schedule` "pingpong")."""
@@ -388,14 +424,14 @@ class GemmConfig:
     @property
     def atoms_m(self) -> int:
         """64-row wgmma atoms one consumer warpgroup issues per K-block (its accumulators): tile_m/64 for ping-pong,
-        else 1."""
-        return self.tile_m // 64 if self.pingpong else 1
+        else tile_m / 64 / num_consumer_warpgroups (2 at tile_m 256, else 1)."""
+        return self.tile_m // 64 if self.pingpong else self.tile_m // 64 // self.num_consumer_warpgroups
 
     @property
     def mma_warpgroups(self) -> int:
-        """Consumer warpgroups sharing one tile's MMAs (64 rows each) and releasing each stage: tile_m/64, or 1
+        """Consumer warpgroups sharing one tile's MMAs and releasing each stage: every consumer warpgroup, or 1
         for ping-pong."""
-        return 1 if self.pingpong else self.tile_m // 64
+        return 1 if self.pingpong else self.num_consumer_warpgroups
 
     @property
     def k_blocks(self) -> int:
@@ -451,8 +487,9 @@ class GemmConfig:
 
     @property
     def num_consumer_warpgroups(self) -> int:
-        """Consumer warpgroups: tile_m/64 (64 rows of the tile each), or 2 for ping-pong (whole tiles each)."""
-        return 2 if self.pingpong else self.tile_m // 64
+        """Consumer warpgroups: tile_m/64 up to MAX_CONSUMER_WARPGROUPS (atoms_m 64-row slabs of the tile each), or
+        2 for ping-pong (whole tiles each)."""
+        return 2 if self.pingpong else min(self.tile_m // 64, MAX_CONSUMER_WARPGROUPS)
 
     @property
     def num_threads(self) -> int:
