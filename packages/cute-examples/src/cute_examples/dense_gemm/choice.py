@@ -69,8 +69,10 @@ TILE_EFFICIENCY = {
     (128, 64): 0.64,
     (64, 128): 0.80,
     (64, 64): 0.52,
-    # two consumer warpgroups of two 64-row atoms each: below 128x256, so that it never wins a tie; it runs where
-    # `WIDE_M_SWAP` swaps it in (16-bit operands, no promotion)
+    # two consumer warpgroups of two 64-row atoms each (16-bit operands, 16-bit C, no promotion): on multi-round
+    # launches 0.99-1.06 of 128x256's time (tests' `data/wide_m_sweep_h200.json`); where its rounds quantise better it
+    # is the pick (10 random shapes measured after the fit: 0.92 of the previous pick's time, 0.82-0.99); single-round
+    # launches: `WIDE_M_SWAP`
     (256, 128): 0.97,
 }
 # the same with two-level accumulation (FP8 `mma_promotion_interval`): two float32 accumulators per thread cost the
