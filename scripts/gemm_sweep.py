@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import statistics
 import sys
@@ -101,30 +102,33 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
                         out.append((dataclasses.replace(cfg, stages=stages), 1))
                     except ValueError:
                         pass  # does not fit shared memory
-    out += _decomposed(shape, decompositions, num_sms, promotion)
+    out += _decomposed(shape, decompositions, num_sms, promotion, tiles)
     return out
 
 
-def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> list:  # noqa: ANN001
-    """(config, parts) of each shared-K kind on k_choice's tiles (cluster 1x1) whose partial tiles fit."""
+def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int, tiles: tuple = ()) -> list:  # noqa: ANN001
+    """(config, parts) of each shared-K kind on k_choice's tiles (cluster 1x1), or on `tiles` x every cluster, whose
+    partial tiles fit."""
+    from cute_examples.dense_gemm.choice import CLUSTER_CHOICES
     from cute_examples.dense_gemm.decomposed import schedule_of
     from cute_examples.dense_gemm.k_choice import SHARED_K_TILES, shared_k_config
 
     out = []
-    for kind in kinds:
-        for tile in SHARED_K_TILES:
+    for kind, tile, cluster in itertools.product(kinds, tiles or SHARED_K_TILES,
+                                                 CLUSTER_CHOICES if tiles else ((1, 1),)):
+        try:
+            cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind)
+            cfg = dataclasses.replace(cfg, cluster_m=cluster[0], cluster_n=cluster[1])
+        except (ValueError, TypeError):
+            continue
+        for splits in SPLITS if kind == "split_k" else (1,):
             try:
-                cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind)
-            except (ValueError, TypeError):
-                continue
-            for splits in SPLITS if kind == "split_k" else (1,):
-                try:
-                    sched = schedule_of(shape, cfg, num_sms, splits)
-                except ValueError:
-                    continue  # more partial tiles than the workspace bound
-                if kind == "split_k" and sched.splits != splits:
-                    continue  # fewer K tiles than parts
-                out.append((cfg, splits))
+                sched = schedule_of(shape, cfg, num_sms, splits)
+            except ValueError:
+                continue  # more partial tiles than the workspace bound
+            if kind == "split_k" and sched.splits != splits:
+                continue  # fewer K tiles than parts
+            out.append((cfg, splits))
     return out
 
 

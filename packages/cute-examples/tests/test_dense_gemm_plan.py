@@ -28,7 +28,6 @@ from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
         (dict(c_major="k"), "c_major"),
         (dict(tile_m=192), "tile_m"),
         (dict(tile_m=256, tile_n=256), "accumulators per consumer thread"),
-        (dict(tile_m=256, decomposition="split_k"), "takes no decomposition"),
         (dict(tile_m=256, has_input=True), "takes no has_input"),
         (dict(tile_m=256, mma_promotion_interval=4), "takes no mma_promotion_interval"),
         (dict(tile_n=80), "tile_n"),

@@ -776,10 +776,19 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         # after the fix-up (a trigger before it let the next kernel park CTAs through the partials' wait: split-K
         # decode rows of 96 CTAs 4-8% slower back to back)
         allow_next_grid(u)
-        # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
-        if_(wu.part == wu.parts - 1, lambda: _epilogue(
-            plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *_tile_origins(cfg, sched, wu), wu.l, epilogue
-        ))
+
+        def store() -> None:
+            # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds);
+            # tile_m 256: the warpgroup's two slabs in turn
+            origins = _tile_origins(cfg, sched, wu)
+            if cfg.atoms_m == 1:
+                _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l, epilogue)
+                return
+            for s, acc_s in enumerate(acc):
+                _epilogue(plan, acc_s, g, u * cfg.atoms_m + s, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l,
+                          epilogue, slab=g * cfg.atoms_m + s)
+
+        if_(wu.part == wu.parts - 1, store)
         return [count + (wu.k_end - wu.k_begin)]
 
     def pingpong_unit_body(u: Int) -> None:

@@ -7,7 +7,7 @@ Conventions (those of CuTeDSL's `dense_gemm.py`): A is M x K x L, B is N x K x L
 K contiguous), C is M x N x L. `a_major` is "k" or "m", `b_major` "k" or "n", `c_major` "n" or "m".
 Roles: warpgroup 0 is the TMA producer, the others are consumers, each owning 64 rows of the CTA tile
 (cooperative over M), or at tile_m 256 (tile_n <= 128: CUTLASS's 256x128 cooperative tile) two consumers of 128 rows
-each, two 64-row wgmma atoms per K-block (`atoms_m`), data-parallel, without promotion or an input addend.
+each, two 64-row wgmma atoms per K-block (`atoms_m`), without promotion or an input addend.
 
 Speed options (each selectable, so that one GPU run can compare them; `VARIANTS` names sets of them):
 - `k_pipe_mmas`: wgmma groups left in flight when a K-tile's group is committed (CUTLASS's K_PIPE_MMAS).
@@ -409,12 +409,10 @@ class GemmConfig:
                              f"{MAX_COOPERATIVE_ACC} fit (tile_m 256 takes tile_n <= 128)")
         if self.atoms_m == 1:
             return
-        for f, ok in (("decomposition", not self.shares_k), ("mma_promotion_interval", not self.mma_promotion_interval),
-                      ("has_input", not self.has_input)):
+        for f, ok in (("mma_promotion_interval", not self.mma_promotion_interval), ("has_input", not self.has_input)):
             if not ok:
                 raise ValueError(f"tile_m {self.tile_m} (two 64-row wgmma atoms per consumer warpgroup) takes no "
-                                 f"{f} {getattr(self, f)!r}: data-parallel units, one accumulator per atom and no "
-                                 f"addend loads beside them")
+                                 f"{f} {getattr(self, f)!r}: one accumulator per atom and no addend loads beside them")
 
     @property
     def pingpong(self) -> bool:

@@ -6,8 +6,8 @@ pipeline's stage/phase counter is a running count of the K tiles the CTA has loa
 
 Fix-up (per consumer warpgroup, on its own arrival counter; parallel, and deterministic for a given
 decomposition):
-- the workspace holds float32 partial tiles, each warpgroup's 64 x tile_n part in the threads' own
-  fragment order: float4 q of thread t of partial tile `p` at `((p * warpgroups + g) * tile_n / 8 + q) * 128
+- the workspace holds float32 partial tiles, each warpgroup's 64 x tile_n part (atoms_m of them, one after the
+  other, at tile_m 256) in the threads' own fragment order: float4 q of thread t of partial tile `p` at `((p * warpgroups + g) * tile_n / 8 + q) * 128
   + t` (in float4s), so every access is one coalesced 16-byte load or store per thread, no coordinates;
 - a non-final part (part < parts - 1) stores its accumulators in its own partial tile (`KWork.partial(slot,
   part)`: split-K parts - 1 per tile, stream-K one per worker) without waiting, then, after the
@@ -67,7 +67,9 @@ def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitPara
     from mlir import ir
 
     cfg = plan.cfg
-    regs = H.accumulator_values(acc, plan.wgmma)
+    # a warpgroup of several 64-row atoms (tile_m 256) keeps its accumulators one after the other in its partials
+    accs = list(acc) if cfg.atoms_m > 1 else [acc]
+    regs = [r for a in accs for r in H.accumulator_values(a, plan.wgmma)]
     f32 = ir.F32Type.get()
     if any(r.type != f32 for r in regs):
         raise ValueError("the split-K fix-up needs float32 accumulators")
@@ -111,4 +113,6 @@ def fixup(plan: Any, acc: Any, wu: Any, g: Any, tid_in_wg: Any, split: SplitPara
         return if_values(final, [f32] * len(regs), gather, lambda: regs)
 
     out = if_values(wu.parts > 1, [f32] * len(regs), shared, lambda: regs)
-    return H.accumulator_from_values(out, plan.wgmma)
+    per = len(regs) // len(accs)
+    fixed = [H.accumulator_from_values(out[i * per:(i + 1) * per], plan.wgmma) for i in range(len(accs))]
+    return fixed if cfg.atoms_m > 1 else fixed[0]
