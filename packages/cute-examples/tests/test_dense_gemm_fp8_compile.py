@@ -32,9 +32,9 @@ def test_fp8_config_assembles_with_qgmma(cfg):
     mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(\d+)\.(\w+)\.(\w+)\.(\w+)", ptx)
     # K-tile 0 is peeled: two chains of tile_k / 32 wgmmas; promotion every K-tile with scale-d-0 chains in one
     # consumer warpgroup takes the loop's K-tiles in pairs and an odd last one in a branch (kernel._promoting_pairs):
-    # four chains
+    # four chains; tile_m 256: each chain's wgmmas for both 64-row atoms of the warpgroup
     pairs = cfg.mma_promotion_interval == cfg.k_blocks and cfg.acc_init == "scale_d" and cfg.mma_warpgroups == 1
-    chains = 4 if pairs else 2
+    chains = (4 if pairs else 2) * cfg.atoms_m
     assert mma == [(str(cfg.tile_n), "32", "f32", a, b)] * chains * (cfg.tile_k // 32)
     if sass.find_disassembler() is None:
         pytest.skip("no SASS disassembler: install nvidia-cuda-nvdisasm (cuobjdump -sass needs it)")

@@ -24,8 +24,9 @@ ACCURACY_CONFIGS = tuple(
 
 
 def fp8_configs() -> list[GemmConfig]:
-    """Every (A, B) 8-bit pair, every C dtype, tile N widths 64 to 256, clusters, both C majors, the "base" variant,
-    two-level accumulation (promotion every one and every two K-tiles, with one and two consumer warpgroups)."""
+    """Every (A, B) 8-bit pair, every C dtype, tile N widths 64 to 256, tile M 256, clusters, both C majors, the "base"
+    variant, two-level accumulation (promotion every one and every two K-tiles, with one and two consumer
+    warpgroups)."""
     return [
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16"),
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_n=256, cluster_m=2),
@@ -43,6 +44,8 @@ def fp8_configs() -> list[GemmConfig]:
         # the widest promoting tiles (two 64 x 192 / 64 x 160 float32 accumulators per consumer warpgroup, 0 spills)
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="bfloat16", tile_n=192, mma_promotion_interval=4),
         GemmConfig(a_dtype=E4M3, b_dtype=E4M3, c_dtype="float16", tile_n=160, mma_promotion_interval=4),
+        # the 256x128 tile (two 64-row atoms per consumer warpgroup) sharing A across a 1x2 cluster
+        GemmConfig(a_dtype=E4M3, b_dtype=E5M2, c_dtype="bfloat16", tile_m=256, tile_n=128, cluster_n=2),
     ]
 
 
@@ -59,8 +62,8 @@ def scaled_configs() -> list[GemmConfig]:
 
 
 def fp8_out_configs() -> list[GemmConfig]:
-    """8-bit (E4M3) C: both 8-bit pairs, tile N 64, 128, 192 and 256 (cluster), tile M 64, the "base" variant (one C
-    buffer), two-level accumulation, device scales (per tensor, rowwise), a bias with an activation, SwiGLU."""
+    """8-bit (E4M3) C: both 8-bit pairs, tile N 64, 128, 192 and 256 (cluster), tile M 64 and 256, the "base" variant
+    (one C buffer), two-level accumulation, device scales (per tensor, rowwise), a bias with an activation, SwiGLU."""
     e4m3 = dict(a_dtype=E4M3, b_dtype=E4M3, c_dtype=E4M3)
     return [
         GemmConfig(**e4m3),
@@ -75,6 +78,8 @@ def fp8_out_configs() -> list[GemmConfig]:
         # 64-byte staging rows (a 64-byte swizzle): tile N 192 with promotion, tile N 64
         GemmConfig(**e4m3, tile_n=192, mma_promotion_interval=4),
         GemmConfig(**e4m3, tile_m=64, tile_n=64, scale_a="tensor", scale_b="tensor"),
+        # the 256x128 tile: two slabs per warpgroup through the 8-bit C path, rowwise scales
+        GemmConfig(**e4m3, tile_m=256, tile_n=128, scale_a="m", scale_b="n"),
     ]
 
 

@@ -6,9 +6,10 @@ pipeline's stage/phase counter is a running count of the K tiles the CTA has loa
 
 Fix-up (per consumer warpgroup, on its own arrival counter; parallel, and deterministic for a given
 decomposition):
-- the workspace holds float32 partial tiles, each warpgroup's 64 x tile_n part (atoms_m of them, one after the
-  other, at tile_m 256) in the threads' own fragment order: float4 q of thread t of partial tile `p` at `((p * warpgroups + g) * tile_n / 8 + q) * 128
-  + t` (in float4s), so every access is one coalesced 16-byte load or store per thread, no coordinates;
+- the workspace holds float32 partial tiles, each warpgroup's (64 atoms_m) x tile_n part (tile_m 256: its two
+  atoms one after the other) in the threads' own fragment order: float4 q of thread t of partial tile `p` at
+  `((p * warpgroups + g) * atoms_m * tile_n / 8 + q) * 128 + t` (in float4s), so every access is one coalesced
+  16-byte load or store per thread, no coordinates;
 - a non-final part (part < parts - 1) stores its accumulators in its own partial tile (`KWork.partial(slot,
   part)`: split-K parts - 1 per tile, stream-K one per worker) without waiting, then, after the
   warpgroup's named barrier, one thread adds 1 to the tile's counter (`red.release.gpu.global.add.u32`);

@@ -47,6 +47,10 @@ SPLIT_GPU_CASES = (
     SplitCase(_cfg("split_k", (128, 256), (2, 1), dtype="bfloat16"), (512, 1024, 4096), 3, 3),
     # a decode row as k_choice sends it (M <= SMALL_M: split-K on the narrowest split tile)
     SplitCase(_cfg("split_k", (64, 128)), (1, 4096, 14336), 4, 4),
+    # the 256x128 tile (two 64-row atoms per warpgroup, both in its partial tiles): split-K on a 1x2 cluster, stream-K
+    # with partial tiles
+    SplitCase(_cfg("split_k", (256, 128), (1, 2), dtype="bfloat16"), (512, 1024, 4096), 3, 3),
+    SplitCase(_cfg("stream_k", (256, 128)), (300, 700, 3000), 1, 3),
 )
 
 
@@ -77,6 +81,8 @@ FUSED_SPLIT_GPU_CASES = (
               (512, 1024, 4096), 3, 3),
     # stream-K, many units per tile: a bias along M, alpha, SiLU, odd N
     SplitCase(_cfg("stream_k", (128, 128), activation="silu", bias="m", has_alpha=True), (256, 500, 4096), 1, 3),
+    # split-K on 256x128: the final part's epilogue stores both slabs of each warpgroup (bias along M, tanh GELU)
+    SplitCase(_cfg("split_k", (256, 128), activation="gelu_tanh", bias="m"), (600, 1000, 4096), 3, 3),
 )
 
 
