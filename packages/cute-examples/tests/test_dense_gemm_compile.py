@@ -40,13 +40,15 @@ def _check_artifact(cfg, art, with_sass=True):
     ptx = re.sub(r"[ \t]+", " ", art.ptx)
     assert ptx.count(".param .align 64 .b8") == 3
     k_blocks = cfg.tile_k // 16
-    # K-tile 0 is peeled out of the K loop: two chains of k_blocks wgmmas
+    # K-tile 0 is peeled out of the K loop: two chains of k_blocks wgmmas (tile_m 256: for each of a warpgroup's two
+    # 64-row atoms)
+    chains = 2 * cfg.atoms_m
     mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.(\w+)\.(\w+)\.(\w+)", ptx)
     short = {"float16": "f16", "bfloat16": "bf16", "float32": "f32"}
     form = (str(cfg.tile_n), short[cfg.acc_dtype], short[cfg.a_dtype], short[cfg.b_dtype])
-    assert mma == [form] * 2 * k_blocks
+    assert mma == [form] * chains * k_blocks
     tnsp = f"p, 1, 1, {int(cfg.a_major == 'm')}, {int(cfg.b_major == 'n')};"
-    assert ptx.count(tnsp) == 2 * k_blocks
+    assert ptx.count(tnsp) == chains * k_blocks
     _check_speed_options(cfg, ptx)
     assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx and "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
     loads = re.findall(
@@ -65,11 +67,11 @@ def _check_artifact(cfg, art, with_sass=True):
         pytest.skip("no SASS disassembler: install nvidia-cuda-nvdisasm (cuobjdump -sass needs it)")
     text = sass.disassemble(art.cubin)
     ops = sass.opcode_counts(text)
-    assert ops["HGMMA"] == 2 * k_blocks
+    assert ops["HGMMA"] == chains * k_blocks
     # scale-d 0 shows as an HGMMA whose accumulator input is RZ with the !UPT predicate; ptxas folds the
     # zeroed accumulators of acc_init="zero" into the peeled first K-block the same way
     zero_d = re.findall(r"HGMMA\.\S+ R\d+, gdesc\[UR\d+\](?:\.tnsp[AB])*, RZ, !UPT", text)
-    assert len(zero_d) == 1, zero_d
+    assert len(zero_d) == cfg.atoms_m, zero_d
     waits = re.findall(r"WARPGROUP\.DEPBAR\.LE gsb0, (0x[01])", text)
     assert sorted(set(waits)) == (["0x0", "0x1"] if cfg.k_pipe_mmas else ["0x0"])
     assert ops["UTMALDG"] >= 2 and ops["UTMASTG"] >= 1
@@ -108,9 +110,9 @@ def _check_speed_options(cfg, ptx):
     else:
         assert waits == ["0", "0"], waits  # after the peeled K-tile and inside the loop
     scale_d = re.findall(r"setp\.ne\.b32 p, ([01]), 0;\s*wgmma", ptx)
-    want_zero = 1 if cfg.acc_init == "scale_d" else 0
-    assert scale_d.count("0") == want_zero and len(scale_d) == 2 * cfg.tile_k // 16
-    chunks = cfg.tile_n // cfg.epi_n
+    want_zero = cfg.atoms_m if cfg.acc_init == "scale_d" else 0
+    assert scale_d.count("0") == want_zero and len(scale_d) == 2 * cfg.atoms_m * cfg.tile_k // 16
+    chunks = cfg.tile_n // cfg.epi_n * cfg.atoms_m  # tile_m 256: a warpgroup stores its two slabs in turn
     store_waits = re.findall(r"cp\.async\.bulk\.wait_group\.read (\d);", ptx)
     if cfg.epi_buffers == 2:
         # before each chunk's writes: at most one store (the other buffer's) pending; all done at exit

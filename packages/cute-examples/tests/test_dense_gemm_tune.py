@@ -76,7 +76,7 @@ def test_cost_model_prefers_full_waves_and_big_tiles():
     assert all(cluster[0] == 1 for _, cluster in rank_configs(GemmShape(60, 1000, 64)))
     assert all(t[1] <= 128 for t, _ in rank_configs(GemmShape(4096, 4096, 4096, c_dtype="float32")))
     with pytest.raises(ValueError, match="tile"):
-        estimate_us(big, (256, 128), (1, 1))
+        estimate_us(big, (256, 256), (1, 1))
     with pytest.raises(ValueError, match="m must be"):
         GemmShape(0, 1, 1)
 
