@@ -9,7 +9,7 @@ from cute_nvarch.tile_scheduler import MAX_SWIZZLE_LOG, TileScheduler, WorkUnit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-TILES = ((64, 64), (128, 128), (128, 256), (64, 256))
+TILES = ((64, 64), (128, 128), (128, 256), (64, 256), (256, 128))
 CLUSTERS = ((1, 1), (2, 1), (1, 2), (2, 2), (4, 1), (1, 4))
 
 
