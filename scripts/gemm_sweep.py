@@ -6,6 +6,7 @@
     python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
     python3 scripts/gemm_sweep.py --dtype float8_e4m3fn --promotion 4   # FP8 (bfloat16 C, per-tensor device scales)
     python3 scripts/gemm_sweep.py --tiles 128x256,256x128 --json rows.json   # those tiles only; every row to a file
+    python3 scripts/gemm_sweep.py --tiles 128x256 --orders   # also every swizzle_log of each data-parallel launch
 
 FP8 rows (E4M3 A and B, both K-major, tile K 128) run the scaled kernel against torch._scaled_mm on the same
 tensors and scales: with `--promotion N` (two-level accumulation every N k-blocks) against use_fast_accum=False,
@@ -196,13 +197,14 @@ def _operands(mnk: tuple[int, int, int], dtype: str, promotion: int) -> tuple:
     return a, b, c, ref, peer, f"_scaled_mm(use_fast_accum={fast})", (sa, sb)
 
 
-def _prepare(cfg, splits: int, ops: tuple, sms: int) -> tuple:  # noqa: ANN001
-    """(launch, normwise error, schedule label) of one config on a shape's operands."""
+def _prepare(cfg, splits: int, ops: tuple, sms: int, order: tuple = (None, None)) -> tuple:  # noqa: ANN001
+    """(launch, normwise error, schedule label) of one config on a shape's operands (a data-parallel one at `order`:
+    (raster_along_n, swizzle_log), None for the host's pick)."""
     from cute_examples.dense_gemm.bench_fp8 import scaled_extra
     from cute_examples.dense_gemm.bench_models import prepare_row
 
     a, b, c, ref, _, _, scales = ops
-    return prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(*scales) if scales else ())
+    return prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(*scales) if scales else (), order)
 
 
 def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):  # noqa: ANN202 - a GemmConfig
@@ -218,10 +220,12 @@ def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):
 
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
         decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False,
-        tiles: tuple = (), json_path: str | None = None) -> int:
-    """Sweep each shape on the GPU and print its table (every row also to `json_path`)."""
+        tiles: tuple = (), json_path: str | None = None, orders: bool = False) -> int:
+    """Sweep each shape on the GPU and print its table (every row also to `json_path`; with `orders` each
+    data-parallel config also at every swizzle_log on its picked raster)."""
     import torch
     from cute_examples.timing import interleaved_graph_ms
+    from cute_nvarch.tile_scheduler import MAX_SWIZZLE_LOG
     from cute_runtime import device_properties
 
     props = device_properties(0)
@@ -236,31 +240,36 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
         calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
         host_pick = _host_pick(mnk, dtype, promotion, sms).name
-        fns, labels = [], []
+        fns, labels, picked = [], [], []
         for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick, tiles):
-            try:
-                launch, err, sched = _prepare(cfg, splits, ops, sms)
-            except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
-                print(f"  {cfg.name}: skipped ({type(exc).__name__}: {str(exc)[:90]})")
-                continue
-            if not err <= 2e-2:
-                print(f"  {cfg.name}: WRONG (normwise error {err:.1e})")
-                continue
-            fns.append(launch)
-            labels.append(f"{cfg.name} {sched}")
+            extra = [(None, z) for z in range(MAX_SWIZZLE_LOG + 1)] if orders and not cfg.shares_k else []
+            for order in [(None, None)] + extra:
+                try:
+                    launch, err, sched = _prepare(cfg, splits, ops, sms, order)
+                except Exception as exc:  # noqa: BLE001 - a config the bundle lacks is reported, not fatal
+                    print(f"  {cfg.name}: skipped ({type(exc).__name__}: {str(exc)[:90]})")
+                    break
+                if not err <= 2e-2:
+                    print(f"  {cfg.name}: WRONG (normwise error {err:.1e})")
+                    break
+                if f"{cfg.name} {sched}" in labels:
+                    continue  # the host's own order
+                fns.append(launch)
+                labels.append(f"{cfg.name} {sched}")
+                picked.append(order == (None, None) and cfg.name == host_pick)
         fns.append(ops[4])
         labels.append(peer_name)
         # each config's graph captured once, 5 replays a round, the rounds in alternating order
         us = [t * 1e3 for t in interleaved_graph_ms(fns, calls=calls, iterations=5 * rounds, rounds=rounds)]
         peer = us[-1]
         rows += [{"shape": list(mnk), "dtype": dtype, "sms": sms, "config": labels[i], "us": us[i], "peer_us": peer,
-                  "pick": labels[i].startswith(host_pick + " ")} for i in range(len(fns) - 1)]
+                  "pick": picked[i]} for i in range(len(fns) - 1)]
         ranked = sorted(range(len(fns) - 1), key=lambda i: us[i])
         name = "x".join(map(str, mnk))
         print(f"\n{name} (graph of {calls}): {peer_name} {peer:.2f} us")
         for i in ranked[:top]:
             print(f"  {us[i]:9.2f} us  peer/ours {peer / us[i]:.3f}  {labels[i]}")
-        pick = [i for i in range(len(fns) - 1) if labels[i].startswith(host_pick + " ")]
+        pick = [i for i in range(len(fns) - 1) if picked[i]]
         if pick:
             i = pick[0]
             print(f"  host pick: {us[i]:9.2f} us  peer/ours {peer / us[i]:.3f}  {labels[i]}")
@@ -291,6 +300,8 @@ def main() -> int:
                    help="only the host's pick, its tile without a cluster and stream-K on it and on 128x256")
     p.add_argument("--tiles", default="", help="comma-separated MxN tiles instead of the cost model's")
     p.add_argument("--json", metavar="FILE", help="write every measured row (shape, config, us, peer us) here")
+    p.add_argument("--orders", action="store_true",
+                   help="each data-parallel config also at every swizzle_log on its picked raster")
     args = p.parse_args()
     tiles = tuple(tuple(int(x) for x in t.split("x")) for t in args.tiles.split(",") if t)
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
@@ -301,7 +312,7 @@ def main() -> int:
         print(f"{n} specs -> {args.specs}")
         return 0
     return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion, args.around_pick, tiles,
-               args.json)
+               args.json, args.orders)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ units, grid) it ran. The summary gives the issue's figures: the geomean of ours/
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -100,9 +101,10 @@ def model_configs() -> list[GemmConfig]:
 
 
 def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, num_sms: int,
-                extra: tuple = ()) -> tuple[Any, float, str]:
+                extra: tuple = (), order: tuple = (None, None)) -> tuple[Any, float, str]:
     """(a no-argument launch of ours, its normwise relative error against ref, the schedule's label); `extra`: the
-    run-time values after the plain kernel's (a scaled kernel's FUSED_PARAMS and SCALE_PARAMS)."""
+    run-time values after the plain kernel's (a scaled kernel's FUSED_PARAMS and SCALE_PARAMS); `order`: a
+    data-parallel launch's (raster_along_n, swizzle_log), each None for the host's pick."""
     import torch
     from cute_nvarch.target import SM90A
 
@@ -115,8 +117,13 @@ def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, 
     kernel = kernel_of(cfg, SM90A.compute_capability)
     schedule = schedule_of(problem, cfg, resident_sms(kernel, cfg, num_sms), splits)
     if not cfg.shares_k:
-        fn, err = prepare_ours(cfg, a, b, c, ref, num_sms, extra)
-        return fn, err, schedule.label
+        fn, err = prepare_ours(cfg, a, b, c, ref, num_sms, extra, order)
+        label = schedule.label
+        if order != (None, None):  # the launch's order where it is not the host's pick
+            picked = (schedule.raster_along_n, schedule.swizzle_log)
+            r, z = (o if o is not None else d for o, d in zip(order, picked, strict=True))
+            label = re.sub(r"raster_n=\d+ swz=\d+", f"raster_n={r} swz={z}", label)
+        return fn, err, label
     stream = torch.cuda.current_stream()
     workspace = Workspace()  # kept alive by the closure; every launch of the row is on this stream or a graph
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)

@@ -94,16 +94,17 @@ def checked_launch(kernel: Any, grid: Any, args: tuple, c: Any, ref: Any, keep: 
 
 
 def prepare_ours(
-    cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int, extra: tuple = ()
+    cfg: GemmConfig, a: Any, b: Any, c: Any, ref: Any, num_sms: int, extra: tuple = (), order: tuple = (None, None)
 ) -> tuple[Any, float]:
     """(a no-argument launch of our kernel for `cfg`, its normwise relative error against `ref`); `extra`: the
-    run-time values after the plain kernel's (the fused or scaled kernels' parameters)."""
+    run-time values after the plain kernel's (the fused or scaled kernels' parameters); `order`: (raster_along_n,
+    swizzle_log) to launch with, each None for the host's pick."""
     from .host import problem_of, resident_sms, schedule, tensor_maps, with_aux_desc
     from .kernel import kernel_of
 
     kernel = kernel_of(cfg, SM90A.compute_capability)
     problem = problem_of(a, b, c)
-    grid, raster_n, swz = schedule(problem, cfg, resident_sms(kernel, cfg, num_sms))
+    grid, raster_n, swz = schedule(problem, cfg, resident_sms(kernel, cfg, num_sms), *order)
     maps = tensor_maps(problem, cfg)
     args = (*maps, problem.m, problem.n, problem.k, problem.l, raster_n, swz, *with_aux_desc(extra, maps[2]))
     return checked_launch(kernel, grid, args, c, ref)

@@ -8,7 +8,8 @@ and of B, 128 bytes each, at a per-SM load rate; a cluster's multicast divides B
 by cluster_n). Partial tiles cost as much as full ones; no launch beats the DRAM time of its operands and
 output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded byte): there a cluster's
 multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`).
-A single-round launch without a cluster whose last row of tiles is partial pays `PARTIAL_M_ROUND_COST` per K tile.
+A single-round launch without a cluster whose last row of tiles is partial pays `PARTIAL_M_ROUND_COST` per K tile;
+a launch of 16-bit operands without a cluster whose K is not whole 64-element K tiles `PARTIAL_K_ROUND_US` per round.
 With 8-bit operands a cluster also costs each K tile `CLUSTER_8BIT_K_TILE_US` (measured on the H200 FP8 sweep,
 `data/fp8_sweep_h200.json`: without a cluster every tile ran a median 2-14% faster than with one, where 16-bit
 operands gain on L2-bound rows).
@@ -44,6 +45,7 @@ __all__ = [
     "CLUSTER_COST",
     "EIGHT_BIT_EFFICIENCY",
     "GemmShape",
+    "PARTIAL_K_ROUND_US",
     "PARTIAL_M_ROUND_COST",
     "TILE_EFFICIENCY",
     "WIDE_M_MIN_K_TILES",
@@ -99,6 +101,13 @@ CLUSTER_8BIT_K_TILE_US = 0.05
 # (`GemmConfig.clamped_edges`), which removed the out-of-bound fill; on the 46 shapes measured after it
 # (`data/edge_sweep_h200.json`) the term is neutral: 0.948 of the fastest config with it, 0.948 without
 PARTIAL_M_ROUND_COST = 0.1
+# what a launch without a cluster adds per round where K is not a whole number of 64-element K tiles (16-bit operands):
+# its last K tile's TMA boxes reach past K, which TMA fills slowly, and a cluster's split boxes do not pay it. H200
+# (the tests' `data/partial_k_sweep_h200.json`): 3775 x 9776 x 7096 on 128x256 973.7 us without a cluster, 801.2 with
+# 2x1, where K = 7040 runs 778.3 / 776.8 (2218 x 15712 x 6280 / 6272: 851.7 / 725.2, 691.9 / 701.9; M's alignment does
+# not matter): about 20 us a round. Fitted on the recorded sweeps' picks (2..20 give the same; fastest measured config
+# / pick: random 0.935 -> 0.947, edge 0.948 -> 0.958, wide-M 0.978 -> 0.982, tile unchanged)
+PARTIAL_K_ROUND_US = 10.0
 # a single-round launch of 16-bit operands that the model gives to 128x256 without a cluster, over at least
 # WIDE_M_MIN_K_TILES K tiles, runs 256x128 with a 1x2 cluster instead where that is also one round and pads M with
 # no more rows (M mod 256 is 0 or over 128): each CTA pair shares its 256 rows of A, as cuBLAS's
@@ -181,7 +190,8 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     added = cluster_k_tile_us(shape.ab_dtype, cluster, 64)
     if cm * cn == 1 and rounds == 1 and tiles_m > 1 and shape.m % tm:
         added += PARTIAL_M_ROUND_COST * k_tile
-    return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US)
+    partial_k = PARTIAL_K_ROUND_US if cm * cn == 1 and not eight_bit and shape.k % 64 else 0.0
+    return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US + partial_k)
 
 
 def cluster_k_tile_us(ab_dtype: str, cluster: tuple[int, int], tile_k: int) -> float:
