@@ -119,9 +119,10 @@ def test_a_partial_k_tile_sends_the_pick_to_a_cluster(monkeypatch):
     from cute_examples.dense_gemm.choice import estimate_us
 
     geo, shapes = _pick_on("partial_k_sweep_h200.json")
-    assert shapes == 24
-    # 0.986 (0.953 without the term: 3775 x 9776 x 7096 and 2218 x 15712 x 6280 ran 128x256 without a cluster)
-    assert geo >= 0.975
+    assert shapes == 32
+    # 0.985 (without the term 0.940: 3775 x 9776 x 7096 and 2218 x 15712 x 6280 ran 128x256 without a cluster; the 8
+    # shapes measured after the fit: the new pick 0.917 of the old one's time)
+    assert geo >= 0.97
     partial, aligned = (GemmShape(3775, 9776, k, ab_dtype="bfloat16") for k in (7096, 7040))
     assert rank_configs(partial)[0][1] != (1, 1) and rank_configs(aligned)[0][1] == (1, 1)
     # the term: per round of a launch without a cluster where K is partial (30 x 39 tiles of 128x256: 9 rounds)
