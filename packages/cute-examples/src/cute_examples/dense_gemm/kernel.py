@@ -739,6 +739,12 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
     a_wg_addr = a_addr + g * (cfg.atoms_m * plan.a.mn_atom_bytes)
     epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
 
+    def store_slabs(accs: list, u: Int, origins: tuple, batch: Any) -> None:
+        # tile_m 256: the warpgroup's two 64-row slabs one after the other; the buffer parity counts slabs
+        for s, acc_s in enumerate(accs):
+            _epilogue(plan, acc_s, g, u * cfg.atoms_m + s, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, batch,
+                      epilogue, slab=g * cfg.atoms_m + s)
+
     def allow_next_grid(u: Int, step: int = 1) -> None:
         # the CTA's last unit has its accumulators: the stream's next kernel may launch (programmatic dependent
         # launch; it waits for this grid before its own global accesses), overlapping this epilogue
@@ -754,12 +760,9 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
             started.append(_start_fused(plan, epilogue, g, tid_in_wg, warp_in_wg, *origins, wu.l))
 
         if cfg.atoms_m > 1:
-            # two 64-row slabs per warpgroup (tile_m 256), stored one after the other; the buffer parity counts slabs
             accs = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
             allow_next_grid(u)
-            for s, acc_s in enumerate(accs):
-                _epilogue(plan, acc_s, g, u * cfg.atoms_m + s, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l,
-                          epilogue, slab=g * cfg.atoms_m + s)
+            store_slabs(accs, u, origins, wu.l)
             return
         acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr,
                         issued=None if epilogue is None else issued)
@@ -778,15 +781,12 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         allow_next_grid(u)
 
         def store() -> None:
-            # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds);
-            # tile_m 256: the warpgroup's two slabs in turn
+            # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
             origins = _tile_origins(cfg, sched, wu)
-            if cfg.atoms_m == 1:
+            if cfg.atoms_m > 1:
+                store_slabs(acc, u, origins, wu.l)
+            else:
                 _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l, epilogue)
-                return
-            for s, acc_s in enumerate(acc):
-                _epilogue(plan, acc_s, g, u * cfg.atoms_m + s, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l,
-                          epilogue, slab=g * cfg.atoms_m + s)
 
         if_(wu.part == wu.parts - 1, store)
         return [count + (wu.k_end - wu.k_begin)]
