@@ -21,10 +21,11 @@ were refitted on 2026-11-28 to random shapes (`data/random_sweep_h200.json`: the
 
 `rank_configs(shape)` orders every (tile, cluster) by that estimate (float32 C only with N <= 128; for M <= 64 no
 128-row tile, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower, and no
-cluster, which ran a median 9% slower there: the tests' `data/decode_sweep_h200.json`);
-`choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their rounds' headroom under it; ties go
-to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with `m, n, k, l, c_dtype` (a
-`GemmProblem` or a `GemmShape`).
+cluster, which ran a median 9% slower there: the tests' `data/decode_sweep_h200.json`; the 256x128 tile only for
+16-bit operands and C without promotion), except that `WIDE_M_SWAP` puts 256x128 with a 1x2 cluster first on the
+single-round launches it covers; `choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their
+rounds' headroom under it; ties go to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with
+`m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
 """
 
 from __future__ import annotations
