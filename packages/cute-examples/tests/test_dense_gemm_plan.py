@@ -30,6 +30,7 @@ from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
         (dict(tile_m=256, tile_n=256), "accumulators per consumer thread"),
         (dict(tile_m=256, has_input=True), "takes no has_input"),
         (dict(tile_m=256, mma_promotion_interval=4), "takes no mma_promotion_interval"),
+        (dict(tile_m=256, tile_n=64, schedule="pingpong"), "schedule 'pingpong' supports tile_m in"),
         (dict(tile_n=80), "tile_n"),
         (dict(tile_k=32), "tile_k"),
         (dict(cluster_m=4), "cluster shape"),

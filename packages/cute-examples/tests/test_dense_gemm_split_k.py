@@ -77,6 +77,9 @@ def test_schedules():
     shape = GemmShape(3000, 5000, 4096)
     dp = schedule_of(shape, GemmConfig(tile_n=256), 132)
     assert dp.label == f"data_parallel units=480 grid=132x1x1 raster_n={dp.raster_along_n} swz={dp.swizzle_log}"
+    # a given order (raster_along_n, swizzle_log) is the one the schedule and its label carry
+    other = schedule_of(shape, GemmConfig(tile_n=256), 132, order=(1 - dp.raster_along_n, 4))
+    assert other.label == f"data_parallel units=480 grid=132x1x1 raster_n={1 - dp.raster_along_n} swz=4"
     sk = schedule_of(shape, GemmConfig(tile_n=256, decomposition="stream_k"), 132)
     # 480 tiles on 132 SMs: the remainder's 84 tiles and one full wave shared, two data-parallel waves
     assert (sk.workers, sk.sk_tiles, sk.shared_cta_tiles, sk.grid) == (132, 216, 216, (132, 1, 1))

@@ -20,7 +20,6 @@ units, grid) it ran. The summary gives the issue's figures: the geomean of ours/
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -115,15 +114,10 @@ def prepare_row(cfg: GemmConfig, splits: int, a: Any, b: Any, c: Any, ref: Any, 
 
     problem = problem_of(a, b, c)
     kernel = kernel_of(cfg, SM90A.compute_capability)
-    schedule = schedule_of(problem, cfg, resident_sms(kernel, cfg, num_sms), splits)
+    schedule = schedule_of(problem, cfg, resident_sms(kernel, cfg, num_sms), splits, order)
     if not cfg.shares_k:
         fn, err = prepare_ours(cfg, a, b, c, ref, num_sms, extra, order)
-        label = schedule.label
-        if order != (None, None):  # the launch's order where it is not the host's pick
-            picked = (schedule.raster_along_n, schedule.swizzle_log)
-            r, z = (o if o is not None else d for o, d in zip(order, picked, strict=True))
-            label = re.sub(r"raster_n=\d+ swz=\d+", f"raster_n={r} swz={z}", label)
-        return fn, err, label
+        return fn, err, schedule.label
     stream = torch.cuda.current_stream()
     workspace = Workspace()  # kept alive by the closure; every launch of the row is on this stream or a graph
     ws, flags = workspace.pointers(cfg, schedule, torch.cuda.current_device(), stream.cuda_stream)

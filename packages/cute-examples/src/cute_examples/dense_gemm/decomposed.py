@@ -59,13 +59,14 @@ class Schedule:
         return Decomposition(self.kind, self.splits if self.kind == "split_k" else 1)
 
 
-def schedule_of(shape: Any, cfg: GemmConfig, num_sms: int, splits: int = 1) -> Schedule:
-    """The launch schedule of `cfg` for `shape` (anything with m, n, k, l) on `num_sms` SMs."""
+def schedule_of(shape: Any, cfg: GemmConfig, num_sms: int, splits: int = 1, order: tuple = (None, None)) -> Schedule:
+    """The launch schedule of `cfg` for `shape` (anything with m, n, k, l) on `num_sms` SMs; `order`: the
+    (raster_along_n, swizzle_log) to launch with, each None for the host's pick."""
     from .host import schedule
 
     sched = cfg.tile_scheduler
     m, n, k, l = shape.m, shape.n, shape.k, shape.l
-    grid, raster_n, swz = schedule(shape, cfg, num_sms)
+    grid, raster_n, swz = schedule(shape, cfg, num_sms, *order)
     if not cfg.shares_k:
         units = sched.num_units(m, n, l)
         return Schedule("data_parallel", 1, 0, 0, units, 0, grid, raster_n, swz)

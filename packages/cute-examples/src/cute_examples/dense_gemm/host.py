@@ -360,31 +360,30 @@ def choose_epilogue_config(
     from .spec import MAX_PINGPONG_INPUT_ACC
 
     cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
+
+    def rechosen(fits: Any, fallback: tuple[int, int]) -> GemmConfig:
+        # the fastest modelled tile that `fits` (at the given cluster, if any), else `fallback`
+        from .choice import rank_configs
+
+        given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
+        tiles = [t for t, c in rank_configs(problem, num_sms) if fits(t) and given in (None, c)]
+        tile = (*(tiles[0] if tiles else fallback), cfg.tile_k)
+        return choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
+
     unit = cfg.swiglu_chunk_n
     if fields.get("activation") == "swiglu" and (cfg.tile_n // 2) % unit:
         if tile_shape_mnk is not None:
             raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * unit} for a "
                              f"{cfg.c_dtype} C, got tile_shape_mnk {tuple(tile_shape_mnk)}")
-        from .choice import rank_configs
-
         # the fastest modelled tile whose half is a whole number of chunks (tile N 160's 80 columns are not)
-        given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
-        wide = [t for t, c in rank_configs(problem, num_sms) if (t[1] // 2) % unit == 0 and given in (None, c)]
-        tile = (*wide[0], cfg.tile_k) if wide else (cfg.tile_m, 2 * unit, cfg.tile_k)
-        cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
+        cfg = rechosen(lambda t: (t[1] // 2) % unit == 0, (cfg.tile_m, 2 * unit))
     if fields.get("has_input") and not cfg.pingpong and cfg.atoms_m > 1:
         # two atoms per warpgroup (tile_m 256) take no addend: the fastest modelled tile of at most 128 rows
-        from .choice import rank_configs
-
         if tile_shape_mnk is not None:
             raise ValueError(f"input= needs a tile of at most 128 rows (a 256-row tile's two accumulators per "
                              f"warpgroup leave no registers for the addend's loads), got tile_shape_mnk "
                              f"{tuple(tile_shape_mnk)}")
-
-        given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
-        rows = [t for t, c in rank_configs(problem, num_sms) if t[0] <= 128 and given in (None, c)]
-        tile = (*rows[0], cfg.tile_k) if rows else (128, cfg.tile_n, cfg.tile_k)
-        cfg = choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
+        cfg = rechosen(lambda t: t[0] <= 128, (128, cfg.tile_n))
     # ping-pong: one warpgroup holds the whole tile, so the addend needs a 64 x 128 tile
     pp_wide = cfg.pingpong and cfg.tile_m * cfg.tile_n // 128 > MAX_PINGPONG_INPUT_ACC
     if fields.get("has_input") and pp_wide:

@@ -536,7 +536,7 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
 def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
     """Wait for the stage of the CTA's `it`-th K-tile, issue its wgmma chain and commit it; returns
     (accumulator, stage). `acc` is a list of `cfg.atoms_m` accumulators (64-row slabs) when a warpgroup issues
-    several atoms per K-block (ping-pong, tile_m 128)."""
+    several atoms per K-block (ping-pong at tile_m 128, the cooperative tile_m 256)."""
     from cute_ir import hopper as H
 
     cfg = plan.cfg

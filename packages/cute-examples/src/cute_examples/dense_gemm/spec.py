@@ -118,10 +118,21 @@ TILE_N = (64, 96, 128, 160, 192, 256)
 MAX_COOPERATIVE_ACC = 128
 # cooperative consumer warpgroups: one per 64 rows of the tile, at most this many (tile_m 256: two atoms each)
 MAX_CONSUMER_WARPGROUPS = 2
+
+
+def cooperative_warpgroups(tile_m: int) -> int:
+    """Consumer warpgroups of a cooperative tile of `tile_m` rows: one per 64 rows, at most MAX_CONSUMER_WARPGROUPS."""
+    return min(tile_m // 64, MAX_CONSUMER_WARPGROUPS)
+
+
+def cooperative_acc(tile_m: int, tile_n: int) -> int:
+    """float32 accumulators per consumer thread of a cooperative tile (its warpgroups split the rows)."""
+    return tile_m * tile_n // 128 // cooperative_warpgroups(tile_m)
+
+
 # every (tile_m, tile_n) of the cooperative schedule: TILE_M x TILE_N within MAX_COOPERATIVE_ACC accumulators per
 # consumer thread (256 x 64/96/128)
-TILES = tuple((tm, tn) for tm in TILE_M for tn in TILE_N
-              if tm * tn // 128 // min(tm // 64, MAX_CONSUMER_WARPGROUPS) <= MAX_COOPERATIVE_ACC)
+TILES = tuple((tm, tn) for tm in TILE_M for tn in TILE_N if cooperative_acc(tm, tn) <= MAX_COOPERATIVE_ACC)
 # tile_k is one 128-byte swizzle row of A and B: 64 16-bit or 128 8-bit elements
 TILE_K_BYTES = 128
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
@@ -148,16 +159,7 @@ SCHEDULES = ("cooperative", "pingpong")
 # a ping-pong consumer warpgroup holds a whole tile's accumulators: at most 128 float32 registers per thread
 MAX_PINGPONG_ACC = 128
 # the ping-pong tile rows: one or two 64-row wgmma atoms per warpgroup and k-block
-PINGPONG_TILE_M = (64, 128, 256)
-# the most float32 accumulators per thread of a cooperative consumer warpgroup (64 x 256, or 128 x 128 as two 64-row
-# atoms: tile_m 256 with tile_n <= 128 splits the tile's rows between two warpgroups, 128 each)
-MAX_COOPERATIVE_ACC = 128
-# cooperative consumer warpgroups: one per 64 rows of the tile, at most this many (tile_m 256: two atoms each)
-MAX_CONSUMER_WARPGROUPS = 2
-# every (tile_m, tile_n) of the cooperative schedule: TILE_M x TILE_N within MAX_COOPERATIVE_ACC accumulators per
-# consumer thread (256 x 64/96/128)
-TILES = tuple((tm, tn) for tm in TILE_M for tn in TILE_N
-              if tm * tn // 128 // min(tm // 64, MAX_CONSUMER_WARPGROUPS) <= MAX_COOPERATIVE_ACC)
+PINGPONG_TILE_M = (64, 128)
 RELEASE_SCOPES = ("cta", "cluster")
 # named sets of the speed options: "fast" (the defaults), "cluster_release" ("fast" with the cluster-scope
 # stage release of the first kernels: the benchmark's control for that fence), "base" (the first,
@@ -402,7 +404,7 @@ class GemmConfig:
                              "per warpgroup do not fit its registers)")
 
     def _check_cooperative(self) -> None:
-        acc = self.tile_m * self.tile_n // 128 // self.num_consumer_warpgroups
+        acc = cooperative_acc(self.tile_m, self.tile_n)
         if acc > MAX_COOPERATIVE_ACC:
             raise ValueError(f"tile {self.tile_m}x{self.tile_n} needs {acc} float32 accumulators per consumer thread "
                              f"(tile_m * tile_n / 128 over {self.num_consumer_warpgroups} warpgroups); at most "
@@ -487,7 +489,7 @@ class GemmConfig:
     def num_consumer_warpgroups(self) -> int:
         """Consumer warpgroups: tile_m/64 up to MAX_CONSUMER_WARPGROUPS (atoms_m 64-row slabs of the tile each), or
         2 for ping-pong (whole tiles each)."""
-        return 2 if self.pingpong else min(self.tile_m // 64, MAX_CONSUMER_WARPGROUPS)
+        return 2 if self.pingpong else cooperative_warpgroups(self.tile_m)
 
     @property
     def num_threads(self) -> int:
