@@ -111,27 +111,59 @@ def test_the_256x128_tile_pays_where_the_model_picks_it(monkeypatch, request):
     assert len(logs) >= 45 and math.exp(sum(logs) / len(logs)) <= 0.97
 
 
-def test_a_partial_k_tile_sends_the_pick_to_a_cluster(monkeypatch):
-    """`choice.PARTIAL_K_ROUND_US` on tests/data/partial_k_sweep_h200.json: where K is not whole 64-element tiles a
-    launch without a cluster loses about 20 us a round (3775 x 9776 x 7096: 973.7 us against 801.2 with a 2x1
-    cluster, 778.3 at K = 7040); the pick over the file's shapes runs near the fastest measured config."""
+def test_rows_off_sectors_send_the_pick_to_a_cluster(monkeypatch):
+    """`choice.OFF_SECTOR_K_TILE_US` on tests/data/row_alignment_h200.json: a launch without a cluster runs 1.2-1.3x
+    longer than with a 2x1 cluster exactly where A's and B's rows both start off 32-byte sectors (`rows_off_sectors`),
+    whatever K's last tile and the majors; the pick over tests/data/partial_k_sweep_h200.json runs near the fastest
+    measured config."""
     from cute_examples.dense_gemm import choice
-    from cute_examples.dense_gemm.choice import estimate_us
+    from cute_examples.dense_gemm.choice import estimate_us, rows_off_sectors
 
+    with open(os.path.join(os.path.dirname(__file__), "data", "row_alignment_h200.json")) as f:
+        rows = json.load(f)["rows"]
+    assert len(rows) == 26
+    off = 0
+    for dtype, m, n, k, am, bm, a_ld, b_ld, tm, tn, alone, clustered, _peer in rows:
+        shape = GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype, a_major=am, b_major=bm, a_ld=a_ld, b_ld=b_ld)
+        off += rows_off_sectors(shape)
+        assert rows_off_sectors(shape) == (alone / clustered > 1.15), (k, am, bm, a_ld, b_ld, tm, tn)
+        modelled = estimate_us(shape, (tm, tn), (1, 1)) > estimate_us(shape, (tm, tn), (2, 1))
+        assert modelled == rows_off_sectors(shape), (k, a_ld, b_ld, tm, tn)
+    assert off == 4  # K = 7096 and both leading dimensions 7048, on two tiles
     geo, shapes = _pick_on("partial_k_sweep_h200.json")
     assert shapes == 32
-    # 0.985 (without the term 0.940: 3775 x 9776 x 7096 and 2218 x 15712 x 6280 ran 128x256 without a cluster; the 8
-    # shapes measured after the fit: the new pick 0.917 of the old one's time)
+    # 0.990 (without the term 0.940: 3775 x 9776 x 7096 and 2218 x 15712 x 6280 ran 128x256 without a cluster)
     assert geo >= 0.97
-    partial, aligned = (GemmShape(3775, 9776, k, ab_dtype="bfloat16") for k in (7096, 7040))
-    assert rank_configs(partial)[0][1] != (1, 1) and rank_configs(aligned)[0][1] == (1, 1)
-    # the term: per round of a launch without a cluster where K is partial (30 x 39 tiles of 128x256: 9 rounds)
-    term = choice.PARTIAL_K_ROUND_US
-    with_term = [estimate_us(s, (128, 256), c) for s in (partial, aligned) for c in ((1, 1), (2, 1))]
-    monkeypatch.setattr(choice, "PARTIAL_K_ROUND_US", 0.0)
-    without = [estimate_us(s, (128, 256), c) for s in (partial, aligned) for c in ((1, 1), (2, 1))]
-    assert term > 0 and with_term[0] - without[0] == pytest.approx(9 * term)
-    assert with_term[1:] == without[1:]
+    off_shape, on_shape = (GemmShape(3775, 9776, k, ab_dtype="bfloat16") for k in (7096, 7088))
+    assert rank_configs(off_shape)[0][1] != (1, 1) and rank_configs(on_shape)[0][1] == (1, 1)
+    # the term: per K tile of a launch without a cluster (30 x 39 tiles of 128x256: 9 rounds of 111 K tiles)
+    term = choice.OFF_SECTOR_K_TILE_US
+    with_term = [estimate_us(off_shape, (128, 256), c) for c in ((1, 1), (2, 1))]
+    monkeypatch.setattr(choice, "OFF_SECTOR_K_TILE_US", 0.0)
+    without = [estimate_us(off_shape, (128, 256), c) for c in ((1, 1), (2, 1))]
+    assert term > 0 and with_term[0] - without[0] == pytest.approx(9 * 111 * term)
+    assert with_term[1] == without[1]
+
+
+def test_row_strides_are_the_operands_own():
+    """A GemmProblem's rows step by its tensors' strides (a slice of a wider tensor keeps the wider stride); a
+    GemmShape's by dense operands of its majors padded to 16 bytes unless given; one row steps by 0."""
+    from cute_examples.dense_gemm.host import problem_of
+    from cute_examples.dense_gemm.launch_plan import Layout
+
+    def problem(a_shape, a_stride, b_shape, b_stride):  # noqa: ANN001, ANN202
+        m, n = a_shape[0], b_shape[1]
+        return problem_of(Layout(a_shape, a_stride, "bfloat16", 256), Layout(b_shape, b_stride, "bfloat16", 256),
+                          Layout((m, n), (n, 1), "bfloat16", 256))
+
+    assert problem((64, 7040), (7048, 1), (7040, 512), (1, 7056)).row_strides() == (7048, 7056)
+    assert problem((64, 7040), (1, 72), (7040, 512), (520, 1)).row_strides() == (72, 520)  # M-major A, N-major B
+    assert problem((1, 7040), (9000, 1), (7040, 1), (1, 7048)).row_strides() == (0, 0)
+    assert GemmShape(64, 512, 7040).row_strides() == (7040, 7040)
+    assert GemmShape(64, 512, 7040, a_major="m", b_major="n").row_strides() == (64, 512)
+    assert GemmShape(64, 512, 7040, a_ld=7048).row_strides() == (7048, 7040)
+    assert GemmShape(64, 512, 7043).row_strides() == (7048, 7048)  # padded to 16 bytes, as gemm() stages it
+    assert GemmShape(1, 512, 7040, b_major="n").row_strides() == (0, 512)
 
 
 def test_an_input_addend_is_rechosen_off_the_256_row_tile():
@@ -154,7 +186,7 @@ def test_pick_on_random_shapes_is_close_to_the_fastest_measured_config():
     geo, shapes = _pick_on("random_sweep_h200.json")
     assert shapes == 101
     # 0.936 (0.919 before the refit: 128x160 0.94 -> 0.99, 64x160 0.60 -> 0.75; 8-bit operands keep 64x160 at 0.60);
-    # on the 40 shapes measured after it 0.921 (0.916 before); 0.947 with PARTIAL_K_ROUND_US
+    # on the 40 shapes measured after it 0.921 (0.916 before); 0.944 with OFF_SECTOR_K_TILE_US
     assert geo >= 0.94
 
 
@@ -164,7 +196,7 @@ def test_pick_after_the_edge_tile_change_is_close_to_the_fastest_measured_config
     geo, shapes = _pick_on("edge_sweep_h200.json")
     assert shapes == 46
     # 0.948 (the 40 random shapes 0.958: before the edge-tile change the same model picked 0.921 of the fastest there);
-    # 0.959 with PARTIAL_K_ROUND_US
+    # 0.960 with OFF_SECTOR_K_TILE_US
     assert geo >= 0.95
 
 

@@ -52,7 +52,7 @@ def resource_line(resources: Mapping[str, float], *, cached: bool = False) -> st
 class KernelTable:
     """Rows of (kernel, PTX and cubin sizes, ptxas's resource report, compile time) within WIDTH columns."""
 
-    _TAIL = f" {'PTX KiB':>7} {'cubin KiB':>9} {'regs':>4} {'smem B':>7} {'spills B':>9} {'compile':>8}"
+    _TAIL = f" {'PTX KiB':>7} {'cubin KiB':>9} {'regs':>4} {'smem B':>6} {'spill B':>7} {'compile':>8}"
 
     def __init__(self, labels: Sequence[str]) -> None:
         room = WIDTH - len(self._TAIL)
@@ -71,7 +71,7 @@ class KernelTable:
         spill = f"{int(r['spill_stores'])}/{int(r['spill_loads'])}"
         return (
             f"{self._label(label):<{self.width}} {len(art.ptx) / 1024:7.1f} {len(art.cubin) / 1024:9.1f} "
-            f"{int(r['registers']):4d} {int(r['shared_memory']):7d} {spill:>9} "
+            f"{int(r['registers']):4d} {int(r['shared_memory']):6d} {spill:>7} "
             f"{_compile_text(r, getattr(art, 'cached', False)):>8}"
         )
 

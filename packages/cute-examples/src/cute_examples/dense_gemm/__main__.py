@@ -64,6 +64,7 @@ from .spec import (
     VARIANTS,
     GemmConfig,
     canonical_dtype,
+    padded_ld,
     runs_on,
     tolerance,
 )
@@ -228,7 +229,7 @@ def _matrix(l: int, rows: int, cols: int, contiguous_cols: bool, dtype: Any, dev
 
     e = torch.empty((), dtype=dtype).element_size()
     inner, outer = (cols, rows) if contiguous_cols else (rows, cols)
-    ld = -(-inner * e // 16) * 16 // e
+    ld = padded_ld(inner, e)
     storage = torch.empty((l, outer, ld), dtype=dtype, device=device)
     if fill == "randn" and storage.element_size() == 1:  # 8-bit floats: normal values rounded to the type
         storage.copy_(torch.randn(storage.shape, device=device))

@@ -75,16 +75,17 @@ def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
                schedule: str = "cooperative") -> tuple[GemmConfig, Any]:
     """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick (whatever its schedule), decomposed
     when `mode` is auto, as gemm() does; rows forced to ping-pong (`schedule`) are data-parallel."""
-    from .bench_run import bench_config
+    from .bench_run import bench_config, bench_shape
     from .k_choice import KChoice, decomposed_config, estimate_us
 
     if mode not in DECOMPOSITION_MODES:
         raise ValueError(f"decomposition must be one of {DECOMPOSITION_MODES}, got {mode!r}")
     mnkl = (shape.m, shape.n, shape.k, shape.l)
     dp = bench_config(mnkl, dtype, "pingpong" if schedule == "pingpong" else "fast", num_sms)
+    problem = bench_shape(mnkl, dtype)
     if mode == "data_parallel" or schedule == "pingpong":
-        return dp, KChoice("data_parallel", 1, estimate_us(shape, dp, num_sms, "data_parallel"))
-    return decomposed_config(shape, dp, num_sms)
+        return dp, KChoice("data_parallel", 1, estimate_us(problem, dp, num_sms, "data_parallel"))
+    return decomposed_config(problem, dp, num_sms)
 
 
 def model_configs() -> list[GemmConfig]:
@@ -139,7 +140,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
     from cute_runtime import device_properties
 
     from ..timing import GRAPH_BELOW_US, interleaved_graph_ms, interleaved_median_ms
-    from .bench_run import operands
+    from .bench_run import bench_shape, operands
     from .k_choice import limiter
     from .spec import TOLERANCE, runs_on
 
@@ -193,7 +194,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
                     nbytes = (shape.m * shape.k + shape.n * shape.k + shape.m * shape.n) * a.element_size() * shape.l
                     t_best = t_ours if g_ours is None else min(t_ours, g_ours)
                     pct = 100 * nbytes / (t_best * 1e-3) / peak if peak else float("nan")
-                    lim = limiter(shape, cfg, num_sms, choice.kind, choice.splits)
+                    lim = limiter(bench_shape(mnkl, dtype), cfg, num_sms, choice.kind, choice.splits)
                     stats["one"].append((dtype, dims, pct, lim))
                     row += f" | {pct:.1f}% of DRAM peak, limiter {lim}"
                 elif shape.m >= 512:

@@ -7,9 +7,11 @@ at the per-SM peak times the tile's efficiency) and its operand loads (the rows 
 and of B, 128 bytes each, at a per-SM load rate; a cluster's multicast divides B's rows by cluster_m and A's
 by cluster_n). Partial tiles cost as much as full ones; no launch beats the DRAM time of its operands and
 output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded byte): there a cluster's
-multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`).
+multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`, on some
+tiles `TILE_CLUSTER_COST`).
 A single-round launch without a cluster whose last row of tiles is partial pays `PARTIAL_M_ROUND_COST` per K tile;
-a launch of 16-bit operands without a cluster whose K is not whole 64-element K tiles `PARTIAL_K_ROUND_US` per round.
+a launch of 16-bit operands without a cluster whose A and B rows both start off 32-byte sectors (`rows_off_sectors`:
+K = 7096 in bfloat16, a leading dimension of 16 mod 32 bytes) `OFF_SECTOR_K_TILE_US` per K tile.
 With 8-bit operands a cluster also costs each K tile `CLUSTER_8BIT_K_TILE_US` (measured on the H200 FP8 sweep,
 `data/fp8_sweep_h200.json`: without a cluster every tile ran a median 2-14% faster than with one, where 16-bit
 operands gain on L2-bound rows).
@@ -38,15 +40,16 @@ from cute_nvarch.numeric import numeric_type
 from cute_nvarch.tile_scheduler import TileScheduler
 
 from .calibration import calibration
-from .spec import DTYPE_BYTES
+from .spec import DTYPE_BYTES, padded_ld
 
 __all__ = [
     "CLUSTER_CHOICES",
     "CLUSTER_8BIT_K_TILE_US",
     "CLUSTER_COST",
+    "TILE_CLUSTER_COST",
     "EIGHT_BIT_EFFICIENCY",
     "GemmShape",
-    "PARTIAL_K_ROUND_US",
+    "OFF_SECTOR_K_TILE_US",
     "PARTIAL_M_ROUND_COST",
     "TILE_EFFICIENCY",
     "WIDE_M_MIN_K_TILES",
@@ -55,7 +58,9 @@ __all__ = [
     "cluster_k_tile_us",
     "estimate_us",
     "io_bytes",
+    "off_sector_k_tile_us",
     "rank_configs",
+    "rows_off_sectors",
     "tile_efficiency",
 ]
 
@@ -89,6 +94,12 @@ PROMOTING_EFFICIENCY = {(128, 192): 0.91, (128, 160): 0.89}
 EIGHT_BIT_EFFICIENCY = {(64, 160): 0.60}
 CLUSTER_CHOICES = ((1, 1), (2, 1), (1, 2))
 CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bound tile
+# tiles whose cluster costs more: with a cluster 128x160 ran 5-6% longer against 128x192 than the model said (the
+# recorded sweeps' rows measured on both, geometric mean of measured / modelled time ratio: 0.936 with a 2x1 cluster,
+# 0.941 with 1x2, 0.98 without); 0.05 lifts every recorded sweep's pick (fastest measured config / pick: tile 0.980 ->
+# 0.985, random 0.944 -> 0.945, edge 0.960 -> 0.961, wide-M 0.982 -> 0.989, partial-K 0.990 -> 0.992; 0.06 lowers
+# random to 0.941, 0.04 lifts only two)
+TILE_CLUSTER_COST = {(128, 160): 0.05}
 # what a cluster adds to each K tile of 8-bit operands (fitted to the FP8 sweep: 0.04-0.07 give the same picks;
 # the FP8 choice's measured geomean 0.945 / 0.946 without / with promotion, decode 0.928 / 0.955, rose to 0.956 /
 # 0.966 and 0.939 / 0.967 with it)
@@ -102,14 +113,17 @@ CLUSTER_8BIT_K_TILE_US = 0.05
 # (`GemmConfig.clamped_edges`), which removed the out-of-bound fill; on the 46 shapes measured after it
 # (`data/edge_sweep_h200.json`) the term is neutral: 0.948 of the fastest config with it, 0.948 without
 PARTIAL_M_ROUND_COST = 0.1
-# what a launch without a cluster adds per round where K is not a whole number of 64-element K tiles (16-bit operands):
-# its last K tile's TMA boxes reach past K, which TMA fills slowly, and a cluster's split boxes do not pay it. H200
-# (the tests' `data/partial_k_sweep_h200.json`): 3775 x 9776 x 7096 on 128x256 973.7 us without a cluster, 801.2 with
-# 2x1, where K = 7040 runs 778.3 / 776.8 (2218 x 15712 x 6280 / 6272: 851.7 / 725.2, 691.9 / 701.9; M's alignment does
-# not matter): about 20 us a round. Fitted on the recorded sweeps' picks (2..20 give the same; fastest measured config
-# / pick: random 0.935 -> 0.947, edge 0.948 -> 0.959, wide-M 0.978 -> 0.982, tile unchanged); 8 random shapes measured
-# after the fit: the new pick 0.917 of the old one's time (0.81-1.02)
-PARTIAL_K_ROUND_US = 10.0
+# what a launch of 16-bit operands without a cluster adds to each 64-element K tile where A's and B's rows both start
+# off 32-byte sectors (each row's 128-byte slice of a K tile spans five sectors; a cluster's multicast does not pay it).
+# H200, bfloat16, 3775 x 9776 x K in CUDA graphs (the tests' `data/row_alignment_h200.json`), 128x256 / 128x192 without
+# a cluster: K = 7040 749 / 764 us; K = 7096 (both rows 16 mod 32 bytes) 967 / 1065, K = 7040 with both leading
+# dimensions 7048 959 / 1065 (0.20 / 0.23 us a K tile more), with a 2x1 cluster 798-811; K = 7088 (a partial K tile,
+# rows on sectors) 796 / 800 and K = 7096 with leading dimensions 7104 788 / 771: the partial K tile costs nothing;
+# only one operand's rows off sectors 786-883 (128x192 up to 1.10 of the 2x1 cluster, 128x256 within 1.00). The
+# recorded sweeps' picks (fastest measured config / pick, the previous rule on K % 64 in brackets): random 0.944
+# (0.947), edge 0.960 (0.958), wide-M 0.982 (0.982), partial-K 0.990 (0.985); any value 0.1..0.3 the same
+OFF_SECTOR_K_TILE_US = 0.2
+SECTOR_BYTES = 32  # an L2 sector
 # a single-round launch of 16-bit operands that the model gives to 128x256 without a cluster, over at least
 # WIDE_M_MIN_K_TILES K tiles, runs 256x128 with a 1x2 cluster instead where that is also one round and pads M with
 # no more rows (M mod 256 is 0 or over 128): each CTA pair shares its 256 rows of A, as cuBLAS's
@@ -140,12 +154,39 @@ class GemmShape:
     a_major: str = "k"
     b_major: str = "k"
     c_major: str = "n"
+    # elements from one of A's / B's rows to the next along its contiguous mode (None: a dense operand's, padded to
+    # TMA's stride rule as gemm() stages it and the GPU tests allocate it)
+    a_ld: int | None = None
+    b_ld: int | None = None
 
     def __post_init__(self) -> None:
         for f in ("m", "n", "k", "l"):
             v = getattr(self, f)
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{f} must be an int >= 1, got {v!r}")
+
+    def row_strides(self) -> tuple[int, int]:
+        """Elements from one of A's rows to the next along its contiguous mode, and B's (0 where there is one row)."""
+        e = numeric_type(self.ab_dtype).bytes
+        a_rows, a_dense = (self.m, self.k) if self.a_major == "k" else (self.k, self.m)
+        b_rows, b_dense = (self.n, self.k) if self.b_major == "k" else (self.k, self.n)
+        a = padded_ld(a_dense, e) if self.a_ld is None else self.a_ld
+        b = padded_ld(b_dense, e) if self.b_ld is None else self.b_ld
+        return (a if a_rows > 1 else 0), (b if b_rows > 1 else 0)
+
+
+def rows_off_sectors(shape: Any) -> bool:
+    """Whether A's and B's rows both start off `SECTOR_BYTES` (`shape.row_strides()` times the element bytes)."""
+    e = numeric_type(shape.ab_dtype).bytes
+    return all(ld * e % SECTOR_BYTES for ld in shape.row_strides())
+
+
+def off_sector_k_tile_us(shape: Any, cluster: tuple[int, int]) -> float:
+    """What a 64-element K tile of `shape` costs more on `cluster`: `OFF_SECTOR_K_TILE_US` for 16-bit operands without
+    a cluster whose rows are `rows_off_sectors`, else 0 (8-bit operands are not measured)."""
+    if cluster[0] * cluster[1] > 1 or numeric_type(shape.ab_dtype).bytes == 1 or not rows_off_sectors(shape):
+        return 0.0
+    return OFF_SECTOR_K_TILE_US
 
 
 def tile_efficiency(tile: tuple[int, int], promoting: bool = False, eight_bit: bool = False) -> float:
@@ -181,19 +222,19 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     tiles_m, _, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
     rounds = _rounds_of(shape, tile, cluster, num_sms)
     eight_bit = numeric_type(shape.ab_dtype).bytes == 1
-    eff = tile_efficiency(tile, promoting, eight_bit) * (1 - CLUSTER_COST if cm * cn > 1 else 1)
+    cluster_cost = TILE_CLUSTER_COST.get(tile, CLUSTER_COST) if cm * cn > 1 else 0.0
+    eff = tile_efficiency(tile, promoting, eight_bit) * (1 - cluster_cost)
     wgmma = 2.0 * tm * tn * 64 / (_SM_PEAK_FLOP_PER_US * eff)
     loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
     k_tile = max(wgmma, loads)
-    # what the launch adds to each K tile: an 8-bit cluster's synchronisation, or a partial last row of tiles on a
-    # single-round launch's critical path
-    added = cluster_k_tile_us(shape.ab_dtype, cluster, 64)
+    # what the launch adds to each K tile: an 8-bit cluster's synchronisation, rows off sectors without a cluster, or
+    # a partial last row of tiles on a single-round launch's critical path
+    added = cluster_k_tile_us(shape.ab_dtype, cluster, 64) + off_sector_k_tile_us(shape, cluster)
     if cm * cn == 1 and rounds == 1 and tiles_m > 1 and shape.m % tm:
         added += PARTIAL_M_ROUND_COST * k_tile
-    partial_k = PARTIAL_K_ROUND_US if cm * cn == 1 and not eight_bit and shape.k % 64 else 0.0
-    return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US + partial_k)
+    return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US)
 
 
 def cluster_k_tile_us(ab_dtype: str, cluster: tuple[int, int], tile_k: int) -> float:
@@ -226,14 +267,15 @@ def rank_configs(
 ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """Every (tile, cluster) that can run `shape`, fastest modelled first (ties: see the module doc; `promoting`:
     with two-level accumulation, `PROMOTING_EFFICIENCY`)."""
-    return list(_ranked(shape.m, shape.n, shape.k, shape.l, shape.c_dtype, num_sms, shape.ab_dtype, promoting))
+    return list(_ranked(shape.m, shape.n, shape.k, shape.l, shape.c_dtype, num_sms, shape.ab_dtype, promoting,
+                        shape.row_strides()))
 
 
 @functools.lru_cache(maxsize=1024)
 def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype: str,  # noqa: E741
-            promoting: bool = False) -> tuple:
+            promoting: bool, row_strides: tuple[int, int]) -> tuple:
     """rank_configs of one problem (cached: the launch path asks once per call)."""
-    shape = GemmShape(m, n, k, l, ab_dtype=ab_dtype, c_dtype=c_dtype)
+    shape = GemmShape(m, n, k, l, ab_dtype=ab_dtype, c_dtype=c_dtype, a_ld=row_strides[0], b_ld=row_strides[1])
     eight_bit = numeric_type(ab_dtype).bytes == 1
     out = []
     for tile in TILE_EFFICIENCY:

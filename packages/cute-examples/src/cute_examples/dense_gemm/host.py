@@ -27,6 +27,7 @@ from .spec import (
     GemmConfig,
     box_rows,
     canonical_dtype,
+    padded_ld,
 )
 
 __all__ = [
@@ -71,6 +72,13 @@ class GemmProblem:
     b: _Operand
     c: _Operand
     b_dtype: str | None = None  # B's dtype when it is not ab_dtype (mixed 8-bit pairs)
+
+    def row_strides(self) -> tuple[int, int]:
+        """Elements from one of A's rows to the next along its contiguous mode, and B's (0 where there is one row)."""
+        a, b = self.a, self.b  # a (M, K), b (K, N)
+        a_ld, a_rows = (a.stride_rows, a.rows) if self.a_major == "k" else (a.stride_cols, a.cols)
+        b_ld, b_rows = (b.stride_cols, b.cols) if self.b_major == "k" else (b.stride_rows, b.rows)
+        return (a_ld if a_rows > 1 else 0), (b_ld if b_rows > 1 else 0)
 
 
 def _dtype_of(t: Any, what: str) -> str:
@@ -128,7 +136,7 @@ def _legal_strides(op: _Operand, contiguous: str) -> tuple[int, int]:
         inner_ext, outer_ext, outer_stride, outer_name = op.rows, op.cols, op.stride_cols, "dim -1"
     if op.address % 16:
         raise ValueError(f"{op.name}: base address {op.address:#x} must be 16-byte aligned for TMA")
-    dense = -(-inner_ext * e // 16) * 16
+    dense = padded_ld(inner_ext, e) * e
     if outer_ext == 1:
         outer_bytes = dense
     else:

@@ -5,8 +5,9 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 - one K tile of a CTA tile (tile_m x tile_n x tile_k) costs `t_k = max(FLOP / (sm_flop * efficiency(tile)),
   operand bytes / sm_load)`: compute-bound on big tiles, load-bound when an SM streams its operands alone
   (A's rows that exist, `min(tile_m, M)`, as the kernel's A box holds; a cluster's multicast divides A's bytes
-  by cluster_n and B's by cluster_m); with 8-bit operands a cluster adds `choice.cluster_k_tile_us` (the
-  data-parallel choice's own term, so a clustered pick is priced alike in both models);
+  by cluster_n and B's by cluster_m); with 8-bit operands a cluster adds `choice.cluster_k_tile_us`, and without one
+  rows of A and B off 32-byte sectors add `choice.off_sector_k_tile_us` (the data-parallel choice's own terms, so a
+  pick is priced alike in both models);
 - data-parallel: `ceil(T / P)` rounds of `k_tiles * t_k + epilogue + fixed` (T cluster tiles, P clusters);
 - the parallel fix-up (`split_k`) moves float32 partial tiles between a CTA and L2 at `sm_fixup` bytes/us:
   a tile's final part waits for its slowest other part (which then stores one partial: one transfer) and
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import Calibration, calibration
-from .choice import SMALL_M, cluster_k_tile_us, io_bytes, tile_efficiency
+from .choice import SMALL_M, cluster_k_tile_us, io_bytes, off_sector_k_tile_us, tile_efficiency
 from .spec import GemmConfig
 
 __all__ = [
@@ -78,12 +79,14 @@ class KChoice:
     us: float
 
 
-def _k_tile_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
+def _k_tile_us(cal: Calibration, cfg: GemmConfig, shape: Any) -> float:
     eff = tile_efficiency((cfg.tile_m, cfg.tile_n), cfg.mma_promotion_interval > 0, cfg.ab_bytes == 1)
     # sm_flop is the 16-bit rate; 8-bit operands run twice the FLOPs per cycle: count a K tile's 128-byte rows
     compute = 2.0 * cfg.tile_m * cfg.tile_n * (cfg.tile_k * cfg.ab_bytes / 2) / (cal.sm_flop_per_us * eff)
-    sync = cluster_k_tile_us(cfg.a_dtype, (cfg.cluster_m, cfg.cluster_n), cfg.tile_k)  # as choice prices it
-    return max(compute, _load_us(cal, cfg, m)) + sync
+    cluster = (cfg.cluster_m, cfg.cluster_n)
+    added = cluster_k_tile_us(cfg.a_dtype, cluster, cfg.tile_k)  # as choice prices them
+    added += off_sector_k_tile_us(shape, cluster) * cfg.tile_k / 64
+    return max(compute, _load_us(cal, cfg, shape.m)) + added
 
 
 def _load_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
@@ -123,7 +126,7 @@ def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: in
     tiles = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
     p = sched.max_clusters(num_sms)
     tm, tn = cfg.tile_m, cfg.tile_n
-    t_k = _k_tile_us(cal, cfg, shape.m)
+    t_k = _k_tile_us(cal, cfg, shape)
     epi = tm * tn * cfg.c_bytes / cal.sm_store_bytes_per_us
     fix = tm * tn * 4 / cal.sm_fixup_bytes_per_us  # one partial tile between a CTA and L2
     fixed = cal.unit_fixed_us
@@ -154,7 +157,7 @@ def limiter(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 
     dram = _io_bytes(shape, cfg) + 2 * partial_bytes(shape, cfg, num_sms, kind, splits)
     if dram / cal.hbm_bytes_per_us >= estimate_us(shape, cfg, num_sms, kind, splits, cal) * 0.999:
         return "DRAM"
-    return "SM loads" if _load_us(cal, cfg, shape.m) >= _k_tile_us(cal, cfg, shape.m) else "tensor cores"
+    return "SM loads" if _load_us(cal, cfg, shape.m) >= _k_tile_us(cal, cfg, shape) else "tensor cores"
 
 
 def _min_gain(shape: Any, cal: Calibration) -> float:

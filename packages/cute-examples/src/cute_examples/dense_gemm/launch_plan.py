@@ -71,6 +71,7 @@ from .spec import (
     FP8_C_EPILOGUE_DTYPE,
     FP8_DTYPES,
     canonical_dtype,
+    padded_ld,
     runs_on,
 )
 
@@ -110,7 +111,7 @@ def padded(shape: tuple[int, ...], dtype: Any) -> tuple[tuple[int, ...], tuple[i
     """(storage shape, view strides) of a row-major copy of `shape` with its rows padded to 16 bytes."""
     e = numeric_type(str(dtype)).bytes
     *lead, rows, cols = shape
-    ld = -(-cols * e // 16) * 16 // e
+    ld = padded_ld(cols, e)
     strides = (rows * ld, ld, 1) if lead else (ld, 1)
     return (*lead, rows, ld), strides
 
