@@ -3,10 +3,11 @@
     python3 scripts/row_alignment.py --specs FILE    # here (MLIR host): its kernels, for build_bundle --add-specs
     python3 scripts/row_alignment.py --json rows.json   # on the GPU host: the table, every row also to a file
 
-bfloat16 M x N x K (default 3775 x 9776) with A and B given as slices of wider tensors where a leading dimension is
-not the dense one; per case and tile (128x256, 128x192) gemm() without a cluster and with a 2x1 cluster and
-torch.matmul, each replayed from its own CUDA graph in alternating rounds on identical tensors, every output checked
-against torch's first. `choice.OFF_SECTOR_K_TILE_US` and the tests' `data/row_alignment_h200.json` come from it.
+M x N x K (3775 x 9776) in bfloat16 (and two E4M3 cases, bfloat16 C) with A and B given as slices of wider tensors
+where a leading dimension is not the dense one; per case and tile (128x256, 128x192) gemm() without a cluster and with
+a 2x1 cluster and the peer (torch.matmul; for E4M3 torch._scaled_mm with use_fast_accum), each replayed from its own
+CUDA graph in alternating rounds on identical tensors, every output checked against the peer's first.
+`choice.OFF_SECTOR_K_TILE_US` and the tests' `data/row_alignment_h200.json` come from it.
 """
 
 from __future__ import annotations
@@ -18,22 +19,31 @@ import sys
 M, N = 3775, 9776
 TILES = ((128, 256), (128, 192))
 CLUSTERS = ((1, 1), (2, 1))
-# name: (K, A's major, B's major, A's leading dimension, B's leading dimension), in elements
+# name: (dtype, K, A's major, B's major, A's leading dimension, B's leading dimension), in elements
 CASES = {
-    "K7040": (7040, "k", "k", 7040, 7040),
-    "K7096": (7096, "k", "k", 7096, 7096),
-    "K7088": (7088, "k", "k", 7088, 7088),
-    "K7104": (7104, "k", "k", 7104, 7104),
-    "K7040 ld7048": (7040, "k", "k", 7048, 7048),
-    "K7096 ld7104": (7096, "k", "k", 7104, 7104),
-    "K7040 lda7048": (7040, "k", "k", 7048, 7040),
-    "K7040 ldb7048": (7040, "k", "k", 7040, 7048),
-    "K7040 ld7056": (7040, "k", "k", 7056, 7056),
-    "K7040 Bn ldb9776": (7040, "k", "n", 7040, 9776),
-    "K7040 Bn ldb9784": (7040, "k", "n", 7040, 9784),
-    "K7040 Am lda3776": (7040, "m", "k", 3776, 7040),
-    "K7040 Am lda3784": (7040, "m", "k", 3784, 7040),
+    "K7040": ("bfloat16", 7040, "k", "k", 7040, 7040),
+    "K7096": ("bfloat16", 7096, "k", "k", 7096, 7096),
+    "K7088": ("bfloat16", 7088, "k", "k", 7088, 7088),
+    "K7104": ("bfloat16", 7104, "k", "k", 7104, 7104),
+    "K7040 ld7048": ("bfloat16", 7040, "k", "k", 7048, 7048),
+    "K7096 ld7104": ("bfloat16", 7096, "k", "k", 7104, 7104),
+    "K7040 lda7048": ("bfloat16", 7040, "k", "k", 7048, 7040),
+    "K7040 ldb7048": ("bfloat16", 7040, "k", "k", 7040, 7048),
+    "K7040 ld7056": ("bfloat16", 7040, "k", "k", 7056, 7056),
+    "K7040 Bn ldb9776": ("bfloat16", 7040, "k", "n", 7040, 9776),
+    "K7040 Bn ldb9784": ("bfloat16", 7040, "k", "n", 7040, 9784),
+    "K7040 Am lda3776": ("bfloat16", 7040, "m", "k", 3776, 7040),
+    "K7040 Am lda3784": ("bfloat16", 7040, "m", "k", 3784, 7040),
+    "e4m3 K7040": ("float8_e4m3fn", 7040, "k", "k", 7040, 7040),
+    "e4m3 K7056": ("float8_e4m3fn", 7056, "k", "k", 7056, 7056),
 }
+
+
+def _tile_k(dtype: str) -> int:
+    """One 128-byte row of an operand per K tile."""
+    from cute_nvarch.numeric import numeric_type
+
+    return 128 // numeric_type(dtype).bytes
 
 
 def write_specs(path: str) -> int:
@@ -43,11 +53,11 @@ def write_specs(path: str) -> int:
     from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
 
     lines: dict[str, str] = {}
-    for k, am, bm, _, _ in CASES.values():
-        shape = GemmShape(M, N, k, 1, "bfloat16", "bfloat16", am, bm, "n")
+    for dtype, k, am, bm, _, _ in CASES.values():
+        shape = GemmShape(M, N, k, 1, dtype, "bfloat16", am, bm, "n")
         for tile in TILES:
             for cluster in CLUSTERS:
-                cfg = choose_config(shape, "float32", (*tile, 64), cluster)
+                cfg = choose_config(shape, "float32", (*tile, _tile_k(dtype)), cluster)
                 spec = gemm_spec(cfg)
                 lines[json.dumps(spec, sort_keys=True)] = json.dumps(
                     {"kernel": _kernel_fn(cfg).name, "spec": spec, "target": "sm_90a"})
@@ -56,20 +66,31 @@ def write_specs(path: str) -> int:
     return len(lines)
 
 
-def _operands(k: int, a_major: str, b_major: str, a_ld: int, b_ld: int) -> tuple:
-    """A (M, K) and B (K, N) bfloat16 with those majors and leading dimensions."""
+def _operands(dtype: str, k: int, a_major: str, b_major: str, a_ld: int, b_ld: int) -> tuple:
+    """A (M, K) and B (K, N) of `dtype` with those majors and leading dimensions."""
     import torch
 
     def rand(*shape: int) -> torch.Tensor:
-        return torch.randn(*shape, device="cuda", dtype=torch.bfloat16)
+        return torch.randn(*shape, device="cuda").to(getattr(torch, dtype))
 
     a = rand(M, a_ld)[:, :k] if a_major == "k" else rand(k, a_ld)[:, :M].t()
     b = rand(N, b_ld)[:, :k].t() if b_major == "k" else rand(k, b_ld)[:, :N]
     return a, b
 
 
-def _time_case(name: str, a: object, b: object, ref: object, tile: tuple[int, int]) -> list[float]:
-    """us of gemm() without a cluster, with a 2x1 cluster and of torch.matmul on a, b (outputs checked first)."""
+def _peer(a: object, b: object, out: object) -> object:
+    """torch.matmul into out; for 8-bit operands torch._scaled_mm (unit scales, bfloat16 out, fast accumulation)."""
+    import torch
+
+    if a.element_size() == 2:
+        return lambda: torch.matmul(a, b, out=out)
+    one = torch.ones((), device="cuda")
+    return lambda: out.copy_(torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16,
+                                              use_fast_accum=True))
+
+
+def _time_case(name: str, a: object, b: object, tile: tuple[int, int, int]) -> list[float]:
+    """us of gemm() without a cluster, with a 2x1 cluster and of the peer on a, b (outputs checked first)."""
     import torch
     from cute_examples.dense_gemm import gemm
     from cute_examples.timing import interleaved_graph_ms
@@ -77,11 +98,13 @@ def _time_case(name: str, a: object, b: object, ref: object, tile: tuple[int, in
     outs = [torch.empty(M, N, device="cuda", dtype=torch.bfloat16) for _ in range(3)]
 
     def ours(c: torch.Tensor, cluster: tuple[int, int]) -> object:
-        return lambda: gemm(a, b, c, tile_shape_mnk=(*tile, 64), cluster_shape_mn=cluster)
+        return lambda: gemm(a, b, c, c_dtype=torch.bfloat16, tile_shape_mnk=tile, cluster_shape_mn=cluster)
 
     fns = [ours(c, cluster) for c, cluster in zip(outs, CLUSTERS, strict=False)]
-    fns.append(lambda: torch.matmul(a, b, out=outs[2]))
-    for fn, c in zip(fns, outs, strict=True):
+    fns.append(_peer(a, b, outs[2]))
+    fns[2]()
+    ref = outs[2].float()
+    for fn, c in zip(fns[:2], outs, strict=False):
         fn()
         err = float((c.float() - ref).norm() / ref.norm())
         if err > 1e-2:
@@ -95,15 +118,14 @@ def run(json_path: str | None) -> None:
 
     torch.manual_seed(0)
     rows = []
-    print("case | tile | no cluster us | 2x1 us | torch.matmul us | no cluster / 2x1")
-    for name, (k, am, bm, a_ld, b_ld) in CASES.items():
-        a, b = _operands(k, am, bm, a_ld, b_ld)
-        ref = torch.matmul(a, b).float()
+    print("case | tile | no cluster us | 2x1 us | peer us | no cluster / 2x1")
+    for name, (dtype, k, am, bm, a_ld, b_ld) in CASES.items():
+        a, b = _operands(dtype, k, am, bm, a_ld, b_ld)
         for tile in TILES:
-            t = _time_case(name, a, b, ref, tile)
+            t = _time_case(name, a, b, (*tile, _tile_k(dtype)))
             print(f"{name} | {tile[0]}x{tile[1]} | {t[0]:.1f} | {t[1]:.1f} | {t[2]:.1f} | {t[0] / t[1]:.3f}",
                   flush=True)
-            rows.append(["bfloat16", M, N, k, am, bm, a_ld, b_ld, *tile, *(round(x, 2) for x in t)])
+            rows.append([dtype, M, N, k, am, bm, a_ld, b_ld, *tile, *(round(x, 2) for x in t)])
     if json_path:
         with open(json_path, "w") as fh:
             json.dump({"rows": rows}, fh)

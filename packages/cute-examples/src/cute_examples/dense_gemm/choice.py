@@ -10,8 +10,8 @@ output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded
 multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`, on some
 tiles `TILE_CLUSTER_COST`).
 A single-round launch without a cluster whose last row of tiles is partial pays `PARTIAL_M_ROUND_COST` per K tile;
-a launch of 16-bit operands without a cluster whose A and B rows both start off 32-byte sectors (`rows_off_sectors`:
-K = 7096 in bfloat16, a leading dimension of 16 mod 32 bytes) `OFF_SECTOR_K_TILE_US` per K tile.
+a launch without a cluster whose A and B rows both start off 32-byte sectors (`rows_off_sectors`: K = 7096 in
+bfloat16, a leading dimension of 16 mod 32 bytes) `OFF_SECTOR_K_TILE_US` per K tile of 128-byte rows.
 With 8-bit operands a cluster also costs each K tile `CLUSTER_8BIT_K_TILE_US` (measured on the H200 FP8 sweep,
 `data/fp8_sweep_h200.json`: without a cluster every tile ran a median 2-14% faster than with one, where 16-bit
 operands gain on L2-bound rows).
@@ -113,13 +113,15 @@ CLUSTER_8BIT_K_TILE_US = 0.05
 # (`GemmConfig.clamped_edges`), which removed the out-of-bound fill; on the 46 shapes measured after it
 # (`data/edge_sweep_h200.json`) the term is neutral: 0.948 of the fastest config with it, 0.948 without
 PARTIAL_M_ROUND_COST = 0.1
-# what a launch of 16-bit operands without a cluster adds to each 64-element K tile where A's and B's rows both start
-# off 32-byte sectors (each row's 128-byte slice of a K tile spans five sectors; a cluster's multicast does not pay it).
+# what a launch without a cluster adds to each K tile of 128-byte rows (64 16-bit or 128 8-bit elements) where A's and
+# B's rows both start off 32-byte sectors (ncu, 3775 x 9776 x 7096 / 7104 on 128x256: the L2 serves 1.9x the sectors
+# and 4.6x the requests, at 92% of its peak against 48%; a cluster's multicast halves B's share).
 # H200, bfloat16, 3775 x 9776 x K in CUDA graphs (the tests' `data/row_alignment_h200.json`), 128x256 / 128x192 without
 # a cluster: K = 7040 749 / 764 us; K = 7096 (both rows 16 mod 32 bytes) 967 / 1065, K = 7040 with both leading
 # dimensions 7048 959 / 1065 (0.20 / 0.23 us a K tile more), with a 2x1 cluster 798-811; K = 7088 (a partial K tile,
 # rows on sectors) 796 / 800 and K = 7096 with leading dimensions 7104 788 / 771: the partial K tile costs nothing;
-# only one operand's rows off sectors 786-883 (128x192 up to 1.10 of the 2x1 cluster, 128x256 within 1.00). The
+# only one operand's rows off sectors 786-883 (128x192 up to 1.10 of the 2x1 cluster, 128x256 within 1.00); E4M3 at
+# K = 7056 (rows 16 mod 32 bytes) 489 / 528 us against 410 / 414 with a 2x1 cluster (K = 7040: 387 / 400). The
 # recorded sweeps' picks (fastest measured config / pick, the previous rule on K % 64 in brackets): random 0.944
 # (0.947), edge 0.960 (0.958), wide-M 0.982 (0.982), partial-K 0.990 (0.985); any value 0.1..0.3 the same
 OFF_SECTOR_K_TILE_US = 0.2
@@ -182,11 +184,11 @@ def rows_off_sectors(shape: Any) -> bool:
 
 
 def off_sector_k_tile_us(shape: Any, cluster: tuple[int, int]) -> float:
-    """What a 64-element K tile of `shape` costs more on `cluster`: `OFF_SECTOR_K_TILE_US` for 16-bit operands without
-    a cluster whose rows are `rows_off_sectors`, else 0 (8-bit operands are not measured)."""
-    if cluster[0] * cluster[1] > 1 or numeric_type(shape.ab_dtype).bytes == 1 or not rows_off_sectors(shape):
+    """What a 64-element K tile of `shape` costs more on `cluster`: without a cluster where its rows are
+    `rows_off_sectors`, `OFF_SECTOR_K_TILE_US` per 128 bytes of each operand's row (half that for 8-bit operands)."""
+    if cluster[0] * cluster[1] > 1 or not rows_off_sectors(shape):
         return 0.0
-    return OFF_SECTOR_K_TILE_US
+    return OFF_SECTOR_K_TILE_US * 64 * numeric_type(shape.ab_dtype).bytes / _ROW_BYTES
 
 
 def tile_efficiency(tile: tuple[int, int], promoting: bool = False, eight_bit: bool = False) -> float:
