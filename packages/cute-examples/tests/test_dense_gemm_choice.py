@@ -114,22 +114,22 @@ def test_the_256x128_tile_pays_where_the_model_picks_it(monkeypatch, request):
 def test_rows_off_sectors_send_the_pick_to_a_cluster(monkeypatch):
     """`choice.OFF_SECTOR_K_TILE_US` on tests/data/row_alignment_h200.json: a launch without a cluster runs 1.2-1.3x
     longer than with a 2x1 cluster exactly where A's and B's rows both start off 32-byte sectors (`rows_off_sectors`),
-    whatever K's last tile and the majors; the pick over tests/data/partial_k_sweep_h200.json runs near the fastest
-    measured config."""
+    whatever K's last tile, the majors and the dtype (bfloat16, E4M3); the pick over
+    tests/data/partial_k_sweep_h200.json runs near the fastest measured config."""
     from cute_examples.dense_gemm import choice
     from cute_examples.dense_gemm.choice import estimate_us, rows_off_sectors
 
     with open(os.path.join(os.path.dirname(__file__), "data", "row_alignment_h200.json")) as f:
         rows = json.load(f)["rows"]
-    assert len(rows) == 26
+    assert len(rows) == 30
     off = 0
     for dtype, m, n, k, am, bm, a_ld, b_ld, tm, tn, alone, clustered, _peer in rows:
-        shape = GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype, a_major=am, b_major=bm, a_ld=a_ld, b_ld=b_ld)
+        shape = GemmShape(m, n, k, ab_dtype=dtype, c_dtype="bfloat16", a_major=am, b_major=bm, a_ld=a_ld, b_ld=b_ld)
         off += rows_off_sectors(shape)
         assert rows_off_sectors(shape) == (alone / clustered > 1.15), (k, am, bm, a_ld, b_ld, tm, tn)
         modelled = estimate_us(shape, (tm, tn), (1, 1)) > estimate_us(shape, (tm, tn), (2, 1))
         assert modelled == rows_off_sectors(shape), (k, a_ld, b_ld, tm, tn)
-    assert off == 4  # K = 7096 and both leading dimensions 7048, on two tiles
+    assert off == 6  # K = 7096, both leading dimensions 7048 and E4M3 at K = 7056, on two tiles each
     geo, shapes = _pick_on("partial_k_sweep_h200.json")
     assert shapes == 32
     # 0.990 (without the term 0.940: 3775 x 9776 x 7096 and 2218 x 15712 x 6280 ran 128x256 without a cluster)

@@ -116,14 +116,15 @@ PARTIAL_M_ROUND_COST = 0.1
 # what a launch without a cluster adds to each K tile of 128-byte rows (64 16-bit or 128 8-bit elements) where A's and
 # B's rows both start off 32-byte sectors (ncu, 3775 x 9776 x 7096 / 7104 on 128x256: the L2 serves 1.9x the sectors
 # and 4.6x the requests, at 92% of its peak against 48%; a cluster's multicast halves B's share).
-# H200, bfloat16, 3775 x 9776 x K in CUDA graphs (the tests' `data/row_alignment_h200.json`), 128x256 / 128x192 without
-# a cluster: K = 7040 749 / 764 us; K = 7096 (both rows 16 mod 32 bytes) 967 / 1065, K = 7040 with both leading
-# dimensions 7048 959 / 1065 (0.20 / 0.23 us a K tile more), with a 2x1 cluster 798-811; K = 7088 (a partial K tile,
-# rows on sectors) 796 / 800 and K = 7096 with leading dimensions 7104 788 / 771: the partial K tile costs nothing;
-# only one operand's rows off sectors 786-883 (128x192 up to 1.10 of the 2x1 cluster, 128x256 within 1.00); E4M3 at
-# K = 7056 (rows 16 mod 32 bytes) 489 / 528 us against 410 / 414 with a 2x1 cluster (K = 7040: 387 / 400). The
-# recorded sweeps' picks (fastest measured config / pick, the previous rule on K % 64 in brackets): random 0.944
-# (0.947), edge 0.960 (0.958), wide-M 0.982 (0.982), partial-K 0.990 (0.985); any value 0.1..0.3 the same
+# H200, 3775 x 9776 x K in CUDA graphs (the tests' `data/row_alignment_h200.json`, the third of three runs alike),
+# bfloat16 on 128x256 / 128x192 without a cluster: K = 7040 768 / 775 us; K = 7096 (both rows 16 mod 32 bytes) 990 /
+# 1070 and K = 7040 with both leading dimensions 7048 995 / 1095 (0.2-0.25 us a K tile more), with a 2x1 cluster
+# 795-835; K = 7088 (a partial K tile, rows on sectors) 810 / 803 and K = 7096 with leading dimensions 7104 767 / 801:
+# the partial K tile costs nothing; one operand's rows off sectors 780-890 (at most 1.12 of the 2x1 cluster); E4M3 at
+# K = 7056 502 / 555 against 415 / 422 with a 2x1 cluster (K = 7040: 396 / 395). 8 random E4M3 shapes of K 16 mod 32
+# measured after the fit: the clustered pick 0.846 of the unclustered one's time. The recorded sweeps' picks (fastest
+# measured config / pick, the previous rule on K % 64 in brackets): random 0.944 (0.947), edge 0.960 (0.958), wide-M
+# 0.982 (0.982), partial-K 0.990 (0.985); any value 0.1..0.3 the same
 OFF_SECTOR_K_TILE_US = 0.2
 SECTOR_BYTES = 32  # an L2 sector
 # a single-round launch of 16-bit operands that the model gives to 128x256 without a cluster, over at least
