@@ -195,10 +195,10 @@ def test_the_whole_choice_runs_near_the_fastest_measured_config(monkeypatch, req
         else:
             missing.append(((m, n, k), key))  # a split count or a 256-row tile the sweep did not try
     assert len(logs) >= 52, missing
-    # 0.973 with the tile N 160 refit (choice.TILE_EFFICIENCY); 0.969 on these 55 rows with
-    # `choice.PARTIAL_M_ROUND_COST` (a cluster for a single-round launch whose last row
-    # of tiles is partial; 0.956 without: 200 x 8192 x 2048, 400 x 4096 x 4096, 160 x 12288 x 4096, 333 x 7000 x
-    # 3000 and 1337 x 2056 x 1000 5-27% faster, 600 x 6000 x 6000 9% slower); 0.955 before the deep launch over shared
+    # 0.969 with `choice.MULTICAST_SAVES` and without the partial-row term (0.980 with it and the sixteenth session's
+    # off-sector and 128x160 cluster terms: the term's gains here, 5-27% on 200 x 8192 x 2048, 400 x 4096 x 4096, 160 x
+    # 12288 x 4096 and 333 x 7000 x 3000, came from the out-of-bound fill that the kernel's edge tiles removed after
+    # this sweep); 0.973 with the tile N 160 refit (choice.TILE_EFFICIENCY); 0.955 before the deep launch over shared
     # K; 0.955 on these 55 rows (0.958 over all 62 before the decode rows were judged on the decode sweep); with tile N
     # 96, 160 and 192 and the DRAM floor's headroom order (0.947 on all 62 without 96 and 160; 0.957 / 0.931 with
     # and without 192 on sweep 5's rows; 0.932 with the previous min_gain 0.1)

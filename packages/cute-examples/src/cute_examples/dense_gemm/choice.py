@@ -7,11 +7,10 @@ at the per-SM peak times the tile's efficiency) and its operand loads (the rows 
 and of B, 128 bytes each, at a per-SM load rate; a cluster's multicast divides B's rows by cluster_m and A's
 by cluster_n). Partial tiles cost as much as full ones; no launch beats the DRAM time of its operands and
 output. Loads bind the 64-row tiles (one consumer warpgroup, few FLOP per loaded byte): there a cluster's
-multicast pays; the 128-row tiles are compute-bound, where a cluster costs its synchronisation (`CLUSTER_COST`, on some
-tiles `TILE_CLUSTER_COST`).
-A single-round launch without a cluster whose last row of tiles is partial pays `PARTIAL_M_ROUND_COST` per K tile;
-a launch without a cluster whose A and B rows both start off 32-byte sectors (`rows_off_sectors`: K = 7096 in
-bfloat16, a leading dimension of 16 mod 32 bytes) `OFF_SECTOR_K_TILE_US` per K tile of 128-byte rows.
+multicast pays, except on 64x64 (`MULTICAST_SAVES`); the 128-row tiles are compute-bound, where a cluster costs its
+synchronisation (`CLUSTER_COST`, on some tiles `TILE_CLUSTER_COST`). A launch without a cluster whose A and B rows
+both start off 32-byte sectors (`rows_off_sectors`: K = 7096 in bfloat16, a leading dimension of 16 mod 32 bytes)
+pays `OFF_SECTOR_K_TILE_US` per K tile of 128-byte rows.
 With 8-bit operands a cluster also costs each K tile `CLUSTER_8BIT_K_TILE_US` (measured on the H200 FP8 sweep,
 `data/fp8_sweep_h200.json`: without a cluster every tile ran a median 2-14% faster than with one, where 16-bit
 operands gain on L2-bound rows).
@@ -50,7 +49,7 @@ __all__ = [
     "EIGHT_BIT_EFFICIENCY",
     "GemmShape",
     "OFF_SECTOR_K_TILE_US",
-    "PARTIAL_M_ROUND_COST",
+    "MULTICAST_SAVES",
     "TILE_EFFICIENCY",
     "WIDE_M_MIN_K_TILES",
     "WIDE_M_SWAP",
@@ -104,15 +103,14 @@ TILE_CLUSTER_COST = {(128, 160): 0.05}
 # the FP8 choice's measured geomean 0.945 / 0.946 without / with promotion, decode 0.928 / 0.955, rose to 0.956 /
 # 0.966 and 0.939 / 0.967 with it)
 CLUSTER_8BIT_K_TILE_US = 0.05
-# what a single-round launch without a cluster adds to each K tile when its last row of tiles is partial (M not a
-# multiple of tile M), as a fraction of the K tile: those CTAs' A boxes fill out-of-bound rows and set the launch's
-# length; a cluster's partner shares their B loads (H200 config sweep: the 16-bit pick on its 55 rows of M >= 64
-# 0.956 -> 0.969 of the fastest config, 0.05..0.3 the same: 200 x 8192 x 2048, 400 x 4096 x 4096, 160 x 12288 x
-# 4096, 333 x 7000 x 3000, 1337 x 2056 x 1000 5-27% faster, 600 x 6000 x 6000 9% slower; over launches of several
-# rounds it lost as often as it won). Those sweeps predate the kernel's edge tiles inside the problem
-# (`GemmConfig.clamped_edges`), which removed the out-of-bound fill; on the 46 shapes measured after it
-# (`data/edge_sweep_h200.json`) the term is neutral: 0.948 of the fastest config with it, 0.948 without
-PARTIAL_M_ROUND_COST = 0.1
+# the share of a multicast operand's loads a cluster saves, by tile, where not all of it: on 64x64 a 2x1 cluster ran
+# 1.16 / 1.07 / 1.09 / 0.97 of the unclustered time at M <= 128 / 256 / 512 / above (the recorded sweeps' rows; the
+# model with the whole share said 0.69-0.79). With it the previous partial-row term (`PARTIAL_M_ROUND_COST`: a
+# single-round launch without a cluster whose last row of tiles is partial paid 0.1 of a K tile per K tile, from a
+# sweep before the edge tiles inside the problem) is gone: the recorded sweeps' picks (fastest measured config / pick)
+# edge 0.961 -> 0.973, random 0.945 -> 0.943, tile, wide-M and partial-K unchanged; 18 random shapes whose pick moved,
+# measured after the change: 0.967 of the previous pick's time on 17 (0.861-1.036)
+MULTICAST_SAVES = {(64, 64): 0.0}
 # what a launch without a cluster adds to each K tile of 128-byte rows (64 16-bit or 128 8-bit elements) where A's and
 # B's rows both start off 32-byte sectors (ncu, 3775 x 9776 x 7096 / 7104 on 128x256: the L2 serves 1.9x the sectors
 # and 4.6x the requests, at 92% of its peak against 48%; a cluster's multicast halves B's share).
@@ -228,15 +226,14 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     cluster_cost = TILE_CLUSTER_COST.get(tile, CLUSTER_COST) if cm * cn > 1 else 0.0
     eff = tile_efficiency(tile, promoting, eight_bit) * (1 - cluster_cost)
     wgmma = 2.0 * tm * tn * 64 / (_SM_PEAK_FLOP_PER_US * eff)
-    loads = (min(tm, shape.m) / cn + tn / cm) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
+    saves = MULTICAST_SAVES.get(tile, 1.0)  # the share of a multicast operand's rows a cluster takes off an SM
+    rows = min(tm, shape.m) * (1 - saves * (1 - 1 / cn)) + tn * (1 - saves * (1 - 1 / cm))
+    loads = rows * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
     k_tile = max(wgmma, loads)
-    # what the launch adds to each K tile: an 8-bit cluster's synchronisation, rows off sectors without a cluster, or
-    # a partial last row of tiles on a single-round launch's critical path
+    # what the launch adds to each K tile: an 8-bit cluster's synchronisation, rows off sectors without a cluster
     added = cluster_k_tile_us(shape.ab_dtype, cluster, 64) + off_sector_k_tile_us(shape, cluster)
-    if cm * cn == 1 and rounds == 1 and tiles_m > 1 and shape.m % tm:
-        added += PARTIAL_M_ROUND_COST * k_tile
     return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US)
 
 

@@ -206,11 +206,12 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
     if dp_cfg.acc_dtype != "float32":
         return deep, dp
-    if not dp_cfg.mma_promotion_interval and (dp_cfg.ab_bytes == 1 or deep is not dp_cfg):
+    if not dp_cfg.mma_promotion_interval and (dp_cfg.ab_bytes == 1 or (deep is not dp_cfg and shape.m <= SMALL_M)):
         # without promotion, 8-bit operands stay data-parallel (on the H200 decode and FP8 sweeps the fastest shared-K
         # config of every shape of M 1..512 ran 0-44% slower than the fastest data-parallel one, a median 13%), and
-        # so does a deep-pipeline launch (it beat the fastest shared-K config on every such row of the sweeps:
-        # bfloat16 1..64 x 4096 x 14336 and 48 x 4096 x 11008, 3-5%); with promotion split-K stays 4-5% ahead there
+        # so does a deep-pipeline launch of decode-like M (it beat the fastest shared-K config on every such row of the
+        # sweeps: bfloat16 1..64 x 4096 x 14336 and 48 x 4096 x 11008, 3-5%; at M = 165 x 672 x 7616 it ran 18.5 us
+        # where 64x128 split-K 7 ran 11.9); with promotion split-K stays 4-5% ahead there
         return deep, dp
     small = shape.m <= SMALL_M
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
