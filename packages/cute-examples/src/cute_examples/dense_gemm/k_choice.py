@@ -22,7 +22,8 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
 keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
 tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
-`SHARED_K_TILES` (what the AOT bundle holds); for M <= `SMALL_M` (decode-like rows) only split-K on the
+`SHARED_K_TILES` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only); for M <= `SMALL_M` (decode-like
+rows) only split-K on the
 narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
 data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are
 in `k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate
@@ -44,6 +45,7 @@ __all__ = [
     "DEEP_STAGES",
     "deepened",
     "MAX_SPLITS",
+    "STREAM_K_MIN_M",
     "SHARED_K_TILES",
     "shared_k_config",
     "SMALL_M",
@@ -64,6 +66,12 @@ SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue c
 DEEP_STAGES = 13
 DEEP_MIN_K_TILES = 96
 MAX_SPLITS = 16
+# below this M only split-K competes with data-parallel: on the H200 config sweep (the tests'
+# `data/config_sweep_h200.json`) the fastest stream-K config of every bfloat16 shape of 64 < M < 256 ran 1.08-1.52x
+# the fastest data-parallel one (10 shapes; where shared K won, at 128 x 4096 x 14336, split-K did), and the two
+# stream-K picks of 24 random shapes of M 180 and 213 ran 1.09x / 1.23x the data-parallel pick's time; on the FP8
+# sweep's M = 128 rows stream-K was never the fastest kind either
+STREAM_K_MIN_M = 256
 # with an input addend, shared-K tiles of at most this N: a tile's final part reads the input of its whole tile after
 # the fix-up, on the launch's critical path (H200, 512 x 16384 -> 4096 bias + residual in CUDA graphs: split-K 2 on
 # 128x256 120.4 us, the data-parallel 128x128 pick 112.4; at 128 tokens split-K 4 on 128x128 48.0 against 52.7)
@@ -215,6 +223,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
         return deep, dp
     small = shape.m <= SMALL_M
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
+    if shape.m < STREAM_K_MIN_M:
+        kinds = ("split_k",)
     best_cfg, best = dp_cfg, dp
     for tile in tiles:
         if dp_cfg.c_dtype == "float32" and tile[1] == 256:
