@@ -57,6 +57,7 @@ __all__ = [
     "cluster_k_tile_us",
     "estimate_us",
     "io_bytes",
+    "multicast_rows",
     "off_sector_k_tile_us",
     "rank_configs",
     "rows_off_sectors",
@@ -108,8 +109,9 @@ CLUSTER_8BIT_K_TILE_US = 0.05
 # model with the whole share said 0.69-0.79). With it the previous partial-row term (`PARTIAL_M_ROUND_COST`: a
 # single-round launch without a cluster whose last row of tiles is partial paid 0.1 of a K tile per K tile, from a
 # sweep before the edge tiles inside the problem) is gone: the recorded sweeps' picks (fastest measured config / pick)
-# edge 0.961 -> 0.973, random 0.945 -> 0.943, tile, wide-M and partial-K unchanged; 18 random shapes whose pick moved,
-# measured after the change: 0.967 of the previous pick's time on 17 (0.861-1.036)
+# edge 0.961 -> 0.974, random 0.945 -> 0.943, tile, wide-M and partial-K unchanged; 24 fresh random shapes whose
+# gemm() config moved (with `k_choice`'s rules of the same change), measured after it: 0.966 of the previous time
+# (0.823-1.038). `k_choice` prices a cluster's multicast alike (`multicast_rows`)
 MULTICAST_SAVES = {(64, 64): 0.0}
 # what a launch without a cluster adds to each K tile of 128-byte rows (64 16-bit or 128 8-bit elements) where A's and
 # B's rows both start off 32-byte sectors (ncu, 3775 x 9776 x 7096 / 7104 on 128x256: the L2 serves 1.9x the sectors
@@ -220,21 +222,27 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     # K tiles of 64 elements for every dtype: an 8-bit operand's rounds count twice its 128-byte rows against the
     # DRAM floor and the fixed costs, as the constants were fitted (counting 128-element tiles picked worse on the
     # H200 FP8 sweeps: decode 0.916 against 0.939 of the fastest measured config)
-    tiles_m, _, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
+    k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)[2]
     rounds = _rounds_of(shape, tile, cluster, num_sms)
     eight_bit = numeric_type(shape.ab_dtype).bytes == 1
     cluster_cost = TILE_CLUSTER_COST.get(tile, CLUSTER_COST) if cm * cn > 1 else 0.0
     eff = tile_efficiency(tile, promoting, eight_bit) * (1 - cluster_cost)
     wgmma = 2.0 * tm * tn * 64 / (_SM_PEAK_FLOP_PER_US * eff)
-    saves = MULTICAST_SAVES.get(tile, 1.0)  # the share of a multicast operand's rows a cluster takes off an SM
-    rows = min(tm, shape.m) * (1 - saves * (1 - 1 / cn)) + tn * (1 - saves * (1 - 1 / cm))
-    loads = rows * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
+    loads = multicast_rows(tile, cluster, min(tm, shape.m)) * _ROW_BYTES / _SM_LOAD_BYTES_PER_US
     c_bytes = DTYPE_BYTES[shape.c_dtype]
     epilogue = tm * tn * c_bytes / _SM_STORE_BYTES_PER_US
     k_tile = max(wgmma, loads)
     # what the launch adds to each K tile: an 8-bit cluster's synchronisation, rows off sectors without a cluster
     added = cluster_k_tile_us(shape.ab_dtype, cluster, 64) + off_sector_k_tile_us(shape, cluster)
     return rounds * (k_tiles * (k_tile + added) + epilogue + _FIXED_US)
+
+
+def multicast_rows(tile: tuple[int, int], cluster: tuple[int, int], a_rows: int) -> float:
+    """Operand rows an SM loads per K tile of `tile` on `cluster`: `a_rows` of A (the rows its box holds) and tile N of
+    B, each less the share of its multicast partners' copy that `MULTICAST_SAVES` gives the tile (all but 64x64)."""
+    cm, cn = cluster
+    saves = MULTICAST_SAVES.get(tile, 1.0)
+    return a_rows * (1 - saves * (1 - 1 / cn)) + tile[1] * (1 - saves * (1 - 1 / cm))
 
 
 def cluster_k_tile_us(ab_dtype: str, cluster: tuple[int, int], tile_k: int) -> float:

@@ -23,11 +23,10 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
 tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
 `SHARED_K_TILES` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only); for M <= `SMALL_M` (decode-like
-rows) only split-K on the
-narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
-data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are
-in `k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate
---write` on a GPU.
+rows) only split-K on the narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on
+those rows lost to data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The
+constants are in `k_calibration.json` (which rows they came from), refreshed by `python -m
+cute_examples.dense_gemm.calibrate --write` on a GPU.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import Calibration, calibration
-from .choice import SMALL_M, cluster_k_tile_us, io_bytes, off_sector_k_tile_us, tile_efficiency
+from .choice import SMALL_M, cluster_k_tile_us, io_bytes, multicast_rows, off_sector_k_tile_us, tile_efficiency
 from .spec import GemmConfig
 
 __all__ = [
@@ -99,9 +98,9 @@ def _k_tile_us(cal: Calibration, cfg: GemmConfig, shape: Any) -> float:
 
 def _load_us(cal: Calibration, cfg: GemmConfig, m: int) -> float:
     """One K tile's operand bytes per SM at sm_load: A's rows that exist (A's box holds `min(tile_m, M)`),
-    B's tile_n; multicast shares A along cluster_n, B along cluster_m."""
-    bytes_ = (min(cfg.tile_m, m) / cfg.cluster_n + cfg.tile_n / cfg.cluster_m) * cfg.tile_k * cfg.ab_bytes
-    return bytes_ / cal.sm_load_bytes_per_us
+    B's tile_n; multicast shares A along cluster_n, B along cluster_m (`choice.multicast_rows`)."""
+    rows = multicast_rows((cfg.tile_m, cfg.tile_n), (cfg.cluster_m, cfg.cluster_n), min(cfg.tile_m, m))
+    return rows * cfg.tile_k * cfg.ab_bytes / cal.sm_load_bytes_per_us
 
 
 def _io_bytes(shape: Any, cfg: GemmConfig) -> float:
