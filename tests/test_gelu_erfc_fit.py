@@ -4,23 +4,16 @@ no clamp there)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from cute_examples.dense_gemm.activation import GELU_ERFC, error_bound
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "fit_gelu_erfc.py"
-
 
 @pytest.fixture(scope="module")
-def fit_script():  # noqa: ANN201
-    spec = importlib.util.spec_from_file_location("fit_gelu_erfc", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def fit_script(load_script):  # noqa: ANN001, ANN201
+    return load_script("fit_gelu_erfc")
 
 
 def test_kernel_coefficients_are_the_fit(fit_script):  # noqa: ANN001

@@ -3,23 +3,18 @@ and its `--specs` lists a kernel for every (dtype, majors) x tile x cluster it t
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "scripts" / "row_alignment.py"
 DATA = ROOT / "packages" / "cute-examples" / "tests" / "data" / "row_alignment_h200.json"
 
 
 @pytest.fixture(scope="module")
-def script():  # noqa: ANN201
-    spec = importlib.util.spec_from_file_location("row_alignment", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def script(load_script):  # noqa: ANN001, ANN201
+    return load_script("row_alignment")
 
 
 def test_the_data_rows_are_the_scripts_cases(script):  # noqa: ANN001

@@ -16,6 +16,7 @@ import sys
 
 import pytest
 from cute_examples.dense_gemm.aot import dtype_major_configs, tile_cluster_configs, variant_configs
+from cute_examples.dense_gemm.spec import padded_ld
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -39,7 +40,7 @@ def _guarded(l, rows, cols, contiguous_cols, dtype, fill):
     """(buffer, view): an (l, rows, cols) view with padded leading dimension inside a guarded buffer."""
     e = torch.empty((), dtype=dtype).element_size()
     inner, outer = (cols, rows) if contiguous_cols else (rows, cols)
-    ld = -(-inner * e // 16) * 16 // e
+    ld = padded_ld(inner, e)
     buf = torch.full((2 * GUARD + l * outer * ld,), -7.25, dtype=dtype, device="cuda")
     body = buf[GUARD : GUARD + l * outer * ld].view(l, outer, ld)[:, :, :inner]
     if fill == "randn":

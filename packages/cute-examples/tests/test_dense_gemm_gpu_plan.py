@@ -25,7 +25,7 @@ from cute_examples.dense_gemm.configs import (
     random_problems,
 )
 from cute_examples.dense_gemm.kernel import dense_gemm, gemm_spec, kernel_of
-from cute_examples.dense_gemm.spec import TILE_N, TILES, GemmConfig
+from cute_examples.dense_gemm.spec import TILE_N, TILES, GemmConfig, padded_ld
 from cute_runtime import CompilerError
 
 _TORCH = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float32": torch.float32}
@@ -53,7 +53,7 @@ def _tensor(l, rows, cols, contiguous_cols, dtype, batched):
     """An (l, rows, cols) tensor with a 16-byte padded leading dimension, as the GPU tests allocate it."""
     e = torch.empty((), dtype=_TORCH[dtype]).element_size()
     inner, outer = (cols, rows) if contiguous_cols else (rows, cols)
-    ld = -(-inner * e // 16) * 16 // e
+    ld = padded_ld(inner, e)
     stride = (outer * ld, ld, 1) if contiguous_cols else (outer * ld, 1, ld)
     shape = (l, rows, cols)
     if not batched:

@@ -141,6 +141,8 @@ TMA_STRIDE_BYTES = 16  # TMA's rule for a global stride: a multiple of 16 bytes
 def padded_ld(extent: int, elem_bytes: int) -> int:
     """Elements of a row of `extent` elements with its end padded to TMA's stride rule (`TMA_STRIDE_BYTES`)."""
     return -(-extent * elem_bytes // TMA_STRIDE_BYTES) * TMA_STRIDE_BYTES // elem_bytes
+
+
 CLUSTER_SHAPES = ((1, 1), (2, 1), (1, 2), (2, 2))
 # sm_90: 227 KiB of dynamic shared memory per block (232448 bytes), cute-nvarch's target figure
 SMEM_CAPACITY = SM90A.smem_per_block
