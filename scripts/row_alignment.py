@@ -40,10 +40,11 @@ CASES = {
 
 
 def _tile_k(dtype: str) -> int:
-    """One 128-byte row of an operand per K tile."""
+    """One row of an operand per K tile (`spec.TILE_K_BYTES`, as GemmConfig's default tile K)."""
+    from cute_examples.dense_gemm.spec import TILE_K_BYTES
     from cute_nvarch.numeric import numeric_type
 
-    return 128 // numeric_type(dtype).bytes
+    return TILE_K_BYTES // numeric_type(dtype).bytes
 
 
 def write_specs(path: str) -> int:

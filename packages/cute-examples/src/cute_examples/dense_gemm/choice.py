@@ -223,7 +223,7 @@ def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_
     # DRAM floor and the fixed costs, as the constants were fitted (counting 128-element tiles picked worse on the
     # H200 FP8 sweeps: decode 0.916 against 0.939 of the fastest measured config)
     k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)[2]
-    rounds = _rounds_of(shape, tile, cluster, num_sms)
+    rounds = _rounds_of(sched, shape, num_sms)
     eight_bit = numeric_type(shape.ab_dtype).bytes == 1
     cluster_cost = TILE_CLUSTER_COST.get(tile, CLUSTER_COST) if cm * cn > 1 else 0.0
     eff = tile_efficiency(tile, promoting, eight_bit) * (1 - cluster_cost)
@@ -324,12 +324,11 @@ def _wide_m_swaps(shape: Any, num_sms: int) -> bool:
     rows_m, _, k_tiles = _scheduler(*narrow, 1, 1).problem_tiles(shape.m, shape.n, shape.k)
     wide_m = _scheduler(*wide, 1, 1).problem_tiles(shape.m, shape.n, shape.k)[0]
     return (k_tiles >= WIDE_M_MIN_K_TILES and wide_m * wide[0] == rows_m * narrow[0]
-            and all(_rounds_of(shape, *tc, num_sms) == 1 for tc in WIDE_M_SWAP))
+            and all(_rounds_of(_scheduler(*tile, *cluster), shape, num_sms) == 1 for tile, cluster in WIDE_M_SWAP))
 
 
-def _rounds_of(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> int:
-    """Rounds of the persistent launch of `shape` on (tile, cluster): units over the clusters that fit."""
-    sched = _scheduler(*tile, *cluster)
+def _rounds_of(sched: TileScheduler, shape: Any, num_sms: int) -> int:
+    """Rounds of the persistent launch of `shape` on `sched`'s (tile, cluster): units over the clusters that fit."""
     units = sched.units_of_tiles(*sched.problem_tiles(shape.m, shape.n, shape.k)[:2], shape.l)
     return -(-units // sched.max_clusters(num_sms))
 
