@@ -58,7 +58,47 @@ def _pick_on(sweep: str) -> tuple[float, int]:
     return math.exp(sum(logs) / len(logs)), len(logs)
 
 
-def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster():
+@pytest.fixture
+def without_tile_224(monkeypatch, request):
+    """The choice without tile N 224, for the sweeps measured before it (where it ranks first, the next measured config
+    is not the pick the sweep judged: the wide-M swap only follows a 128x256 pick)."""
+    from cute_examples.dense_gemm import choice
+
+    request.addfinalizer(choice._ranked.cache_clear)  # no ranking without the tile outlives the test
+    monkeypatch.delitem(choice.TILE_EFFICIENCY, (128, 224))
+    choice._ranked.cache_clear()
+
+
+def test_tile_n_224_pays_where_the_model_picks_it(monkeypatch, request):
+    """Tile N 224 on tests/data/tile_224_sweep_h200.json (30 shapes on every cluster of 128x192, 128x224, 128x256,
+    256x128 and 128x160): the pick runs nearer the fastest measured config with it than without it, and every pick
+    that moved to it runs faster."""
+    from cute_examples.dense_gemm import choice
+
+    request.addfinalizer(choice._ranked.cache_clear)
+    choice._ranked.cache_clear()
+    with open(os.path.join(os.path.dirname(__file__), "data", "tile_224_sweep_h200.json")) as f:
+        rows = json.load(f)["rows"]
+    measured: dict = {}
+    for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
+        measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    assert len(measured) == 30
+    shapes = {key: GemmShape(*key[1:], ab_dtype=key[0], c_dtype=key[0]) for key in measured}
+    picks = {key: rank_configs(s)[0] for key, s in shapes.items()}
+    assert all(p in measured[key] for key, p in picks.items())  # every pick was measured
+    with_224, _ = _pick_on("tile_224_sweep_h200.json")
+    monkeypatch.delitem(choice.TILE_EFFICIENCY, (128, 224))
+    choice._ranked.cache_clear()
+    without, _ = _pick_on("tile_224_sweep_h200.json")
+    before = {key: rank_configs(s)[0] for key, s in shapes.items()}
+    moved = [measured[key][picks[key]] / measured[key][before[key]] for key in measured if picks[key][0] == (128, 224)]
+    # 0.990 with it, 0.987 without; 4 picks moved (512 x 28672 x 4096 0.966, 6329 x 2128 x 6416 0.951, 4097 x 4104 x
+    # 4096 0.987 and 935 x 13768 x 5840 0.987 of the previous pick's time)
+    assert with_224 >= 0.985 and with_224 > without
+    assert len(moved) >= 3 and max(moved) < 1.0, moved
+
+
+def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster(without_tile_224):
     """`choice.WIDE_M_SWAP` on the rows it was fitted to (tests/data/wide_m_sweep_h200.json: 44 shapes x 2 dtypes, the
     tiles 128x256 and 256x128 x three clusters on every shape, three more tiles on 26 of them)."""
     from cute_examples.dense_gemm.choice import WIDE_M_SWAP
@@ -88,7 +128,7 @@ def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster():
         assert all(t[0] <= 128 for t, _ in rank_configs(shape, promoting=promoting))
 
 
-def test_the_256x128_tile_pays_where_the_model_picks_it(monkeypatch, request):
+def test_the_256x128_tile_pays_where_the_model_picks_it(monkeypatch, request, without_tile_224):
     """Every row of tests/data/wide_m_sweep_h200.json whose pick is a 256-row tile, against the pick of the model
     without that tile (both measured there): the third sweep's 10 multi-round shapes were measured after the fit."""
     from cute_examples.dense_gemm import choice

@@ -116,9 +116,10 @@ def test_config_rules_and_names():
         GemmConfig(has_input=1)
     with pytest.raises(ValueError, match="swiglu' takes no input"):
         GemmConfig(activation="swiglu", has_input=True)
-    with pytest.raises(ValueError, match=r"tile_n / 2 = 48 columns .* \(tile_n a multiple of 64\)"):
-        GemmConfig(activation="swiglu", tile_n=96)
+    with pytest.raises(ValueError, match=r"tile_n / 2 = 48 columns .* m-major C \(tile_n a multiple of 128\)"):
+        GemmConfig(activation="swiglu", tile_n=96, c_major="m")
     assert GemmConfig(activation="swiglu", tile_n=192).epi_n == 32  # three 32-column chunks of C
+    assert GemmConfig(activation="swiglu", tile_n=224).epi_n == 16  # seven 16-column chunks (32-byte rows)
     assert GemmConfig(activation="swiglu", tile_n=64, c_dtype="float32").c_tile_n == 32
     assert GemmConfig(has_input=True, tile_n=256).has_input  # cooperative: an input at every tile N (0 spills)
     with pytest.raises(ValueError, match=r"has_input with schedule 'pingpong' needs .* <= 64 accumulators"):
@@ -155,9 +156,9 @@ def test_cli_epilogue_flag_maps_to_the_config(capsys):
     cfg = config_of(parse_args(["--epilogue", "bias_m,input,alpha=0.5,beta=0"]))
     assert cfg.bias == "m" and not cfg.has_input and cfg.has_alpha  # beta 0 never reads input
     for bad, msg in (("gelu,relu", "is not one of"), ("beta=2", "needs input"), ("alpha=x", "must be a number"),
-                     ("swiglu", "tile_n a multiple of 64")):
+                     ("swiglu", "tile_n a multiple of 128")):
         with pytest.raises(SystemExit) as exc:
-            parse_args(["--epilogue", bad, "--tile_shape_mnk", "128,96,64"])
+            parse_args(["--epilogue", bad, "--tile_shape_mnk", "128,96,64", "--c_major", "m"])
         assert exc.value.code == 2 and msg in capsys.readouterr().err
     with pytest.raises(SystemExit):
         parse_args(["--epilogue", "gelu", "--tune"])

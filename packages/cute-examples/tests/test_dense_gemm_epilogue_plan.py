@@ -109,8 +109,9 @@ def test_swiglu_plan_writes_half_the_columns(fakes):
     assert out.shape == (300, 128) and w.shape[0] == 256
     with pytest.raises(ValueError, match=r"out must be \(300, 128\) per batch, got \(300, 256\).*SwiGLU"):
         launch_plan.gemm(a, b, FakeCuda((300, 256), address=1 << 26), activation="swiglu")
+    # a float32 C stages 32-column chunks (128-byte rows): SwiGLU's tile N must be a multiple of 64 there
     with pytest.raises(ValueError, match="multiple of 64"):
-        launch_plan.gemm(a, b, FakeCuda((300, 128), address=1 << 26), activation="swiglu",
+        launch_plan.gemm(a, b, FakeCuda((300, 128), dtype=torch.float32, address=1 << 26), activation="swiglu",
                          tile_shape_mnk=(128, 96, 64))
 
 
@@ -235,22 +236,25 @@ def test_bad_pre_activation_out_fails_before_any_kernel(fakes):
 
 
 def test_swiglu_takes_the_fastest_tile_it_can_halve():
-    """SwiGLU's C columns per tile (tile N / 2) must be whole 32-column chunks of a 16-bit C: tile N 192 (96) keeps the
-    pick (512 x 6144 x 4096), tile N 160 (80) is re-chosen among the ranked tiles whose half is (512 x 10240 x 8192
-    picks 128x160 c2x1)."""
+    """SwiGLU's C columns per tile (tile N / 2) must be whole epilogue chunks: a 16-bit N-major C's 16-column ones
+    take every tile (512 x 6144 x 4096 keeps 128x192, 512 x 10240 x 8192 128x160, 512 x 28672 x 4096 128x224); an
+    M-major C's 64-column ones need tile N 128 or 256, so its pick is re-chosen among the ranked tiles whose half
+    is."""
     from cute_examples.dense_gemm.choice import GemmShape, rank_configs
     from cute_examples.dense_gemm.host import choose_config, choose_epilogue_config
 
-    shape = GemmShape(512, 6144, 4096, ab_dtype="bfloat16", c_dtype="bfloat16")
-    assert choose_config(shape).tile_n == 192
-    assert choose_epilogue_config(shape, {"activation": "swiglu"}).tile_n == 192
-    shape = GemmShape(512, 10240, 8192, ab_dtype="bfloat16", c_dtype="bfloat16")
-    assert choose_config(shape).tile_n == 160
+    for (m, n, k), tile_n in (((512, 6144, 4096), 192), ((512, 10240, 8192), 160), ((512, 28672, 4096), 224)):
+        shape = GemmShape(m, n, k, ab_dtype="bfloat16", c_dtype="bfloat16")
+        assert choose_config(shape).tile_n == tile_n
+        cfg = choose_epilogue_config(shape, {"activation": "swiglu"})
+        assert cfg.tile_n == tile_n and cfg.c_tile_n % cfg.epi_n == 0
+    shape = GemmShape(512, 10240, 8192, ab_dtype="bfloat16", c_dtype="bfloat16", c_major="m")
+    assert choose_config(shape).tile_n % 128
     cfg = choose_epilogue_config(shape, {"activation": "swiglu"})
-    want = next(t for t, _ in rank_configs(shape) if t[1] % 64 == 0)
+    want = next(t for t, _ in rank_configs(shape) if t[1] % 128 == 0)
     assert (cfg.tile_m, cfg.tile_n) == want and cfg.c_tile_n % cfg.epi_n == 0
     cfg = choose_epilogue_config(shape, {"activation": "swiglu"}, cluster_shape_mn=(2, 1))
-    assert cfg.tile_n % 64 == 0 and (cfg.cluster_m, cfg.cluster_n) == (2, 1)
+    assert cfg.tile_n % 128 == 0 and (cfg.cluster_m, cfg.cluster_n) == (2, 1)
 
 
 def test_pre_activation_out_the_kernel_cannot_store_is_staged():

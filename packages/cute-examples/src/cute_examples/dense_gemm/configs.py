@@ -1,16 +1,16 @@
 """Every GEMM config `GemmConfig` accepts, a seeded sample of them, and a compile sweep over either.
 
-`every_config()` is the 4,320 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
+`every_config()` is the 4,896 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
 major x every tile (`spec.TILES`: M 64/128 x N 64/96/128/160/192/256 and 256 x 64/96/128, K 64) x every
 cluster shape (1x1, 2x1, 1x2, 2x2), with `stages=None` and the "fast" speed options. `sample_configs(count,
 seed)` draws `count` of them and always includes one config of each class that issue 9 found failing (A m-major
 with tile_m 128 and cluster_n 2; B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
 
-    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 4,320 (+ epilogue kinds), one per job
+    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 4,896 (+ epilogue kinds), one per job
     python -m cute_examples.dense_gemm.configs --sample 30   # a seeded sample of 30
 
 The full sweep (`sweep_configs()`) adds every fused-epilogue kind on a representative set of tiles
-(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 4,320) and the ping-pong
+(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 4,896) and the ping-pong
 schedule's 5 tiles x 3 clusters, plain and with two epilogues (`pingpong_cases.sweep_configs()`, 45). It
 compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) and prints
 `N of M configs compiled, S with spills`; the exit status is 1 unless every config compiled without spills.
@@ -59,7 +59,7 @@ SAMPLE_SEED = 9
 
 
 def every_config() -> list[GemmConfig]:
-    """The 4,320 configs: dtype combinations x (a, b, c) majors x tiles x clusters ("fast", stages=None)."""
+    """The 4,896 configs: dtype combinations x (a, b, c) majors x tiles x clusters ("fast", stages=None)."""
     return [
         GemmConfig(
             a_dtype=ab,
@@ -324,7 +324,7 @@ def parser() -> Parser:
     option(p, "--jobs", type=number(int, 1), default=cores, example="16", shown="one per core",
            help="worker processes")
     option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=len(every_config()) + 1), default=None,
-           example="30", shown="all 4320 + epilogue kinds", help="compile a seeded sample of this many configs instead")
+           example="30", shown=f"all {len(every_config())} + epilogue kinds", help="compile a seeded sample of this many configs instead")
     option(p, "--seed", type=number(int, 0), default=SAMPLE_SEED, example="3", help="the sample's seed")
     return p
 

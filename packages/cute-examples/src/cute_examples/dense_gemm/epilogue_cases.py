@@ -136,8 +136,15 @@ GPU_CASES = (
     EpilogueCase("swiglu_f16", "float16", "float16", (300, 544, 1024, 1), "swiglu"),
     EpilogueCase("swiglu_bias_bf16", "bfloat16", "bfloat16", (300, 544, 1024, 1), "swiglu", "n"),
     EpilogueCase("swiglu_f32", "float16", "float32", (300, 544, 1024, 1), "swiglu"),
-    # tile N 192 (C's 96 columns: three 32-column chunks) on a 1x2 cluster; 132 and 114 SMs pick it
+    # tile N 192 (C's 96 columns: three 32-column chunks) on 132 SMs, 224 on 114
     EpilogueCase("swiglu_bias_tile192_bf16", "bfloat16", "bfloat16", (300, 8192, 512, 1), "swiglu", "n"),
+    # C's 16-column chunks (32-byte rows) on 132 SMs: 128x224 (seven per tile, partial tiles along M and N), 128x160,
+    # 128x96 with a 2x1 cluster, 64x96 with a 2x1 cluster and 64x160 with a 1x2 cluster
+    EpilogueCase("swiglu_bias_tile224_bf16", "bfloat16", "bfloat16", (367, 9552, 512, 1), "swiglu", "n"),
+    EpilogueCase("swiglu_tile160_f16", "float16", "float16", (1053, 4400, 256, 1), "swiglu"),
+    EpilogueCase("swiglu_bias_tile96_f16", "float16", "float16", (235, 5392, 1024, 1), "swiglu", "n"),
+    EpilogueCase("swiglu_bias_tile64x96_bf16", "bfloat16", "bfloat16", (426, 1488, 512, 1), "swiglu", "n"),
+    EpilogueCase("swiglu_tile64x160_bf16", "bfloat16", "bfloat16", (146, 6176, 2048, 1), "swiglu"),
     # pre_activation_out: the pre-activation and the output both checked
     EpilogueCase("gelu_bias_aux_f16", "float16", "float16", (300, 272, 1024, 1), "gelu", "n", aux="dense"),
     EpilogueCase("relu_input_alpha_aux_f32", "float16", "float32", (300, 272, 1024, 1), "relu", "m", "full",

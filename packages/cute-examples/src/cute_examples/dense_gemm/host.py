@@ -359,8 +359,8 @@ def choose_epilogue_config(
     """`choose_config`'s pick with the fused epilogue's GemmConfig `fields` (activation, bias, has_input, has_alpha).
 
     SwiGLU writes tile_n / 2 columns per tile, a whole number of its epilogue chunks only where tile N is a
-    multiple of 2 swiglu_chunk_n (64 for a 16-bit N-major C): another pick is re-chosen at the fastest modelled tile
-    that is;
+    multiple of 2 swiglu_chunk_n (32 for a 16-bit N-major C, 128 for an M-major one): another pick is re-chosen at
+    the fastest modelled tile that is;
     an input addend on the ping-pong schedule needs at most `spec.MAX_PINGPONG_INPUT_ACC` accumulators per thread
     (64 x 128): a larger pick is re-chosen at 64 x 128; a 256-row tile takes no input: re-chosen at the fastest modelled
     tile of at most 128 rows (a given tile that breaks any of these is a ValueError).
@@ -383,7 +383,7 @@ def choose_epilogue_config(
         if tile_shape_mnk is not None:
             raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * unit} for a "
                              f"{cfg.c_dtype} C, got tile_shape_mnk {tuple(tile_shape_mnk)}")
-        # the fastest modelled tile whose half is a whole number of chunks (tile N 160's 80 columns are not)
+        # the fastest modelled tile whose half is a whole number of chunks (an M-major C's 80 columns of tile N 160 are not)
         cfg = rechosen(lambda t: (t[1] // 2) % unit == 0, (cfg.tile_m, 2 * unit))
     if fields.get("has_input") and not cfg.pingpong and cfg.atoms_m > 1:
         # two atoms per warpgroup (tile_m 256) take no addend: the fastest modelled tile of at most 128 rows

@@ -468,7 +468,7 @@ class GemmPlan:
         """Write this call's bias/input addresses and alpha/beta into the parameter block (overlaps checked);
         returns the contiguous copy of a bias the kernel cannot read as it is (else None)."""
         bias, inp, alpha, beta, _, aux = epi
-        sc = _span(out.shape, out.stride(), numeric_type(str(out.dtype)).bytes)
+        sc = self.spans[2]  # out's span (the key holds its geometry; 0 for a fresh out, which overlaps nothing)
         staged = None
         if bias is not None:
             p = bias.data_ptr()
