@@ -324,7 +324,8 @@ def parser() -> Parser:
     option(p, "--jobs", type=number(int, 1), default=cores, example="16", shown="one per core",
            help="worker processes")
     option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=len(every_config()) + 1), default=None,
-           example="30", shown=f"all {len(every_config())} + epilogue kinds", help="compile a seeded sample of this many configs instead")
+           example="30", shown=f"all {len(every_config())} + epilogue kinds",
+           help="compile a seeded sample of this many configs instead")
     option(p, "--seed", type=number(int, 0), default=SAMPLE_SEED, example="3", help="the sample's seed")
     return p
 

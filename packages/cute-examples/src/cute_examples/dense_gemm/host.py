@@ -383,7 +383,8 @@ def choose_epilogue_config(
         if tile_shape_mnk is not None:
             raise ValueError(f"activation='swiglu' needs a tile N that is a multiple of {2 * unit} for a "
                              f"{cfg.c_dtype} C, got tile_shape_mnk {tuple(tile_shape_mnk)}")
-        # the fastest modelled tile whose half is a whole number of chunks (an M-major C's 80 columns of tile N 160 are not)
+        # the fastest modelled tile whose half is a whole number of chunks (an M-major C's 80 columns of tile N 160
+        # are not)
         cfg = rechosen(lambda t: (t[1] // 2) % unit == 0, (cfg.tile_m, 2 * unit))
     if fields.get("has_input") and not cfg.pingpong and cfg.atoms_m > 1:
         # two atoms per warpgroup (tile_m 256) take no addend: the fastest modelled tile of at most 128 rows
