@@ -145,6 +145,13 @@ GPU_CASES = (
     EpilogueCase("swiglu_bias_tile96_f16", "float16", "float16", (235, 5392, 1024, 1), "swiglu", "n"),
     EpilogueCase("swiglu_bias_tile64x96_bf16", "bfloat16", "bfloat16", (426, 1488, 512, 1), "swiglu", "n"),
     EpilogueCase("swiglu_tile64x160_bf16", "bfloat16", "bfloat16", (146, 6176, 2048, 1), "swiglu"),
+    # tile N 224 (the accumulators' seven 32-column chunks) on 132 SMs: an input, a pre-activation output, a row bias,
+    # no bias; partial tiles along M and N
+    EpilogueCase("gelu_bias_input_tile224_bf16", "bfloat16", "bfloat16", (213, 13480, 1024, 1), "gelu", "n", "full"),
+    EpilogueCase("gelu_tanh_bias_aux_tile224_f16", "float16", "float16", (544, 10192, 256, 1), "gelu_tanh", "n",
+                 aux="dense"),
+    EpilogueCase("silu_rowbias_tile224_f16", "float16", "float16", (427, 6736, 1024, 1), "silu", "m"),
+    EpilogueCase("relu_tile224_bf16", "bfloat16", "bfloat16", (429, 21952, 256, 1), "relu"),
     # pre_activation_out: the pre-activation and the output both checked
     EpilogueCase("gelu_bias_aux_f16", "float16", "float16", (300, 272, 1024, 1), "gelu", "n", aux="dense"),
     EpilogueCase("relu_input_alpha_aux_f32", "float16", "float32", (300, 272, 1024, 1), "relu", "m", "full",
