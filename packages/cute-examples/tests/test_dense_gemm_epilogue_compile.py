@@ -121,7 +121,7 @@ def test_config_rules_and_names():
     assert GemmConfig(activation="swiglu", tile_n=192).epi_n == 32  # three 32-column chunks of C
     assert GemmConfig(activation="swiglu", tile_n=224).epi_n == 16  # seven 16-column chunks (32-byte rows)
     assert GemmConfig(activation="swiglu", tile_n=64, c_dtype="float32").c_tile_n == 32
-    assert GemmConfig(has_input=True, tile_n=256).has_input  # cooperative: an input at every tile N (0 spills)
+    assert GemmConfig(has_input=True, tile_n=256).has_input  # cooperative: an input at every tile N
     with pytest.raises(ValueError, match=r"has_input with schedule 'pingpong' needs .* <= 64 accumulators"):
         GemmConfig(has_input=True, tile_m=64, tile_n=256, schedule="pingpong")
 

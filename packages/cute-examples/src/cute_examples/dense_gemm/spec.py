@@ -158,7 +158,8 @@ MAX_PROMOTION_TILE_N = 192
 # the GemmConfig fields of the epilogue and the device scales (what a re-chosen tile keeps)
 EPILOGUE_FIELDS = ("activation", "bias", "has_input", "has_alpha", "has_aux", "scale_a", "scale_b")
 # the most accumulators per thread of a ping-pong warpgroup that also loads the input addend without spilling (one
-# warpgroup holds the whole tile: 64 x 128); the cooperative tiles take an input at every tile N (0 spills up to 256)
+# warpgroup holds the whole tile: 64 x 128); the cooperative tiles take an input at every tile N (docs/gemm.md: which
+# combinations spill a few bytes)
 MAX_PINGPONG_INPUT_ACC = 64
 PRODUCER_REGS = 40
 CONSUMER_REGS = 232
