@@ -43,14 +43,20 @@ def test_pick_is_close_to_the_fastest_measured_config():
     assert worst[0] >= 0.7, worst
 
 
-def _pick_on(sweep: str) -> tuple[float, int]:
-    """(geometric mean of fastest / picked measured time, shapes) over a sweep file of tests/data whose rows are
-    dtype, M, N, K, tile M, tile N, cluster M, cluster N, stages, our us and the peer's."""
+def _measured(sweep: str) -> dict:
+    """{(dtype, M, N, K): {(tile, cluster): our us}} of a sweep file of tests/data whose rows are dtype, M, N, K,
+    tile M, tile N, cluster M, cluster N, stages, our us and the peer's."""
     with open(os.path.join(os.path.dirname(__file__), "data", sweep)) as f:
         rows = json.load(f)["rows"]
     measured: dict = {}
     for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
         measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    return measured
+
+
+def _pick_on(sweep: str) -> tuple[float, int]:
+    """(geometric mean of fastest / picked measured time, shapes) over a sweep file of tests/data (`_measured`)."""
+    measured = _measured(sweep)
     logs = []
     for (dtype, m, n, k), times in measured.items():
         pick = _measured_pick(GemmShape(m, n, k, ab_dtype=dtype, c_dtype=dtype), times)
@@ -77,11 +83,7 @@ def test_tile_n_224_pays_where_the_model_picks_it(monkeypatch, request):
 
     request.addfinalizer(choice._ranked.cache_clear)
     choice._ranked.cache_clear()
-    with open(os.path.join(os.path.dirname(__file__), "data", "tile_224_sweep_h200.json")) as f:
-        rows = json.load(f)["rows"]
-    measured: dict = {}
-    for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
-        measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    measured = _measured("tile_224_sweep_h200.json")
     assert len(measured) == 30
     shapes = {key: GemmShape(*key[1:], ab_dtype=key[0], c_dtype=key[0]) for key in measured}
     picks = {key: rank_configs(s)[0] for key, s in shapes.items()}
@@ -109,11 +111,7 @@ def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster(without_ti
     tiles 128x256 and 256x128 x three clusters on every shape, three more tiles on 26 of them)."""
     from cute_examples.dense_gemm.choice import WIDE_M_SWAP
 
-    with open(os.path.join(os.path.dirname(__file__), "data", "wide_m_sweep_h200.json")) as f:
-        rows = json.load(f)["rows"]
-    measured: dict = {}
-    for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
-        measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    measured = _measured("wide_m_sweep_h200.json")
     assert len(measured) == 98
     swapped, picks = [], []
     for (dtype, m, n, k), times in measured.items():
@@ -139,11 +137,7 @@ def test_the_256x128_tile_pays_where_the_model_picks_it(monkeypatch, request, wi
     without that tile (both measured there): the third sweep's 10 multi-round shapes were measured after the fit."""
     from cute_examples.dense_gemm import choice
 
-    with open(os.path.join(os.path.dirname(__file__), "data", "wide_m_sweep_h200.json")) as f:
-        rows = json.load(f)["rows"]
-    measured: dict = {}
-    for dtype, m, n, k, tm, tn, cm, cn, _stages, us, _peer in rows:
-        measured.setdefault((dtype, m, n, k), {})[((tm, tn), (cm, cn))] = us
+    measured = _measured("wide_m_sweep_h200.json")
     shapes = {key: GemmShape(*key[1:], ab_dtype=key[0], c_dtype=key[0]) for key in measured}
     request.addfinalizer(choice._ranked.cache_clear)
     choice._ranked.cache_clear()
