@@ -13,7 +13,7 @@ from cute_examples.dense_gemm.aot import aot_configs, dtype_major_configs, tile_
 from cute_examples.dense_gemm.fp8_cases import fp8_configs
 from cute_examples.dense_gemm.kernel import gemm_spec
 from cute_examples.dense_gemm.plan import make_plan
-from cute_examples.dense_gemm.spec import SMEM_CAPACITY, GemmConfig
+from cute_examples.dense_gemm.spec import SMEM_CAPACITY, TILE_N, GemmConfig
 
 
 @pytest.mark.parametrize(
@@ -132,7 +132,7 @@ def _c_coords(atom, t, v):
     return divmod(atom.layout_c_tv((t, v)), 64)[::-1]
 
 
-@pytest.mark.parametrize("tile_n", [64, 96, 128, 160, 192, 256])
+@pytest.mark.parametrize("tile_n", TILE_N)
 @pytest.mark.parametrize("acc_dtype", ["float32", "float16"])
 def test_accumulator_fragment_positions(tile_n, acc_dtype):
     """The plan's wgmma atom (what the wgmma builders take) has PTX's accumulator fragment as its C layout:

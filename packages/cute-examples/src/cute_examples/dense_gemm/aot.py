@@ -5,14 +5,14 @@ A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it h
     python -m cute_examples.dense_gemm.aot build/aot        # compiles every config, writes the bundle
 
 `dtype_major_configs()` is every A/B x accumulator x C dtype combination times every (A, B, C) major at the
-128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (M 64/128 x N 64/96/128/160/192/256) times
-every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs, float32 accumulation and float16 C (all with
-the default "fast" speed options); `variant_configs()` is the "base" variant of a few of those (the GPU
-tests compare the two); `bench_configs()` is every config the benchmark rows and `--tune` candidates of
-the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe), and the model
-suite's (`bench_models.model_configs`); the fused epilogue's GPU test calls and benchmark rows add theirs
-(`epilogue_cases`), split-K / stream-K theirs (`split_k_cases.split_sweep_configs`: every tile the choice may
-decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`), ping-pong
+128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (`spec.TILES`: M 64/128 x N
+64/96/128/160/192/224/256, 256 x 64/96/128) times every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs,
+float32 accumulation and float16 C (all with the default "fast" speed options); `variant_configs()` is the "base"
+variant of a few of those (the GPU tests compare the two); `bench_configs()` is every config the benchmark rows and
+`--tune` candidates of the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100
+PCIe), and the model suite's (`bench_models.model_configs`); the fused epilogue's GPU test calls and benchmark rows
+add theirs (`epilogue_cases`), split-K / stream-K theirs (`split_k_cases.split_sweep_configs`: every tile the choice
+may decompose on, so a recalibrated choice stays inside the bundle), FP8 theirs (`fp8_cases.fp8_configs`), ping-pong
 theirs (`pingpong_cases.pingpong_configs`; the benchmark's "pingpong" variant is one of every variant), and the
 torch.ops and FP8 GPU tests' gemm() calls what gemm() loads for them (`gpu_calls.gpu_call_configs`).
 """

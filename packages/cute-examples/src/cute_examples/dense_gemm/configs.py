@@ -1,7 +1,7 @@
 """Every GEMM config `GemmConfig` accepts, a seeded sample of them, and a compile sweep over either.
 
 `every_config()` is the 4,896 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
-major x every tile (`spec.TILES`: M 64/128 x N 64/96/128/160/192/256 and 256 x 64/96/128, K 64) x every
+major x every tile (`spec.TILES`: M 64/128 x N 64/96/128/160/192/224/256 and 256 x 64/96/128, K 64) x every
 cluster shape (1x1, 2x1, 1x2, 2x2), with `stages=None` and the "fast" speed options. `sample_configs(count,
 seed)` draws `count` of them and always includes one config of each class that issue 9 found failing (A m-major
 with tile_m 128 and cluster_n 2; B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
@@ -323,8 +323,9 @@ def parser() -> Parser:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     option(p, "--jobs", type=number(int, 1), default=cores, example="16", shown="one per core",
            help="worker processes")
-    option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=len(every_config()) + 1), default=None,
-           example="30", shown=f"all {len(every_config())} + epilogue kinds",
+    total = len(every_config())
+    option(p, "--sample", type=number(int, len(FORMERLY_FAILING), below=total + 1), default=None,
+           example="30", shown=f"all {total} + epilogue kinds",
            help="compile a seeded sample of this many configs instead")
     option(p, "--seed", type=number(int, 0), default=SAMPLE_SEED, example="3", help="the sample's seed")
     return p
