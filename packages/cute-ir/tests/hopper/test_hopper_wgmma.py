@@ -62,6 +62,38 @@ def test_gmma_descriptor_matches_nvarch_for_any_address(host_int, dtype, major, 
         assert got == want
 
 
+@pytest.mark.parametrize(("dtype", "major"), [("BFloat16", "K"), ("Float16", "MN"), ("TFloat32", "K")])
+def test_gmma_descriptor_base_advances_like_a_rebuilt_descriptor(host_int, dtype, major):
+    """A descriptor base advanced by run-time stage units and build-time K-block / atom bytes equals the descriptor
+    rebuilt at that address (nvarch's), across shared memory (no carry out of the start field)."""
+    t = numeric_type(dtype)
+    atom = nvarch.make_wgmma_atom(dtype, dtype, "Float32", 64, major if t.width == 16 else "K", "K")
+    layout = make_gmma_smem_layout(t, major if t.width == 16 else "K", 128, 64, 4)
+    d = make_tiled_mma(atom, (1, 1, 1)).smem_desc_A(layout)
+    offsets = sorted({0, *d.k_block_offsets, 1024 + d.k_block_offsets[-1]})
+    run = host_int(
+        2,
+        [64] * len(offsets),
+        lambda addr, units: [H.gmma_descriptor_base(addr, d.desc.lo, d.desc.hi).plus(units).at(off) for off in offsets],
+    )
+    rng = random.Random(2)
+    cases = [(0, 0), (1024, 1024 * 3), (227 * 1024 - 32768, 1024)]
+    cases += [(1024 * rng.randrange(0, 100), 64 * rng.randrange(0, 100)) for _ in range(20)]  # below 228 KB
+    for addr, units in cases:
+        want = tuple(GmmaDescriptor.from_value(d.desc.value).advance(addr + 16 * units + off).value for off in offsets)
+        assert run(addr, units) == want
+
+
+def test_gmma_descriptor_base_rejects_bad_offsets():
+    from mlir import ir
+
+    with pytest.raises(ValueError, match="multiple of 16"):
+        H.GmmaDescriptorBase(None, 0x40000040).at(8)  # checked before any op is built
+    with ir.Context(), ir.Location.unknown():
+        with pytest.raises(ValueError, match="start-address field"):
+            H.gmma_descriptor_base(0, 0x10001, 0x40000040)
+
+
 def test_gmma_descriptor_rejects_bad_halves():
     from mlir import ir
 

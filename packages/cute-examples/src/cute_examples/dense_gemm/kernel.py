@@ -533,24 +533,24 @@ def _release(plan, pipe, stage, tid_in_wg, sched) -> None:  # noqa: ANN001
     pipe.release_group(stage, tid_in_wg, sched.cta_m, sched.cta_n)
 
 
-def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bool):  # noqa: ANN001
+def _mma_k_tile(plan, pipe, it: Any, acc, a_base, b_base, first: bool):  # noqa: ANN001
     """Wait for the stage of the CTA's `it`-th K-tile, issue its wgmma chain and commit it; returns
     (accumulator, stage). `acc` is a list of `cfg.atoms_m` accumulators (64-row slabs) when a warpgroup issues
-    several atoms per K-block (ping-pong at tile_m 128, the cooperative tile_m 256)."""
+    several atoms per K-block (ping-pong at tile_m 128, the cooperative tile_m 256). `a_base` / `b_base`: the
+    warpgroup's descriptors of stage 0 (`_descriptor_bases`); each stage, atom and K-block is one add on them."""
     from cute_ir import hopper as H
 
     cfg = plan.cfg
     atom = plan.wgmma
     stage, phase = pipe.stage_phase(it)
     pipe.consumer_wait(stage, phase)
-    a_off = a_wg_addr + stage * cfg.a_stage_bytes
-    b_off = b_addr + stage * cfg.b_stage_bytes
+    a_stage = a_base.plus(stage * (cfg.a_stage_bytes // 16))
+    b_stage = b_base.plus(stage * (cfg.b_stage_bytes // 16))
     H.wgmma_fence()
     accs = list(acc) if cfg.atoms_m > 1 else [acc]
     for kb in range(cfg.tile_k // atom.shape_mnk[2]):
-        das = [H.gmma_descriptor(a_off + i * plan.a.mn_atom_bytes if i else a_off, plan.a.desc_lo, plan.a.desc_hi,
-                                 kb * plan.a.k_block_bytes) for i in range(len(accs))]
-        db = H.gmma_descriptor(b_off, plan.b.desc_lo, plan.b.desc_hi, kb * plan.b.k_block_bytes)
+        das = [a_stage.at(i * plan.a.mn_atom_bytes + kb * plan.a.k_block_bytes) for i in range(len(accs))]
+        db = b_stage.at(kb * plan.b.k_block_bytes)
         # scale-d = 0 on the tile's first K-block: D = A*B, whatever the registers held
         scale_d_zero = first and kb == 0 and cfg.acc_init == "scale_d"
         for i, da in enumerate(das):
@@ -559,7 +559,16 @@ def _mma_k_tile(plan, pipe, it: Any, acc, a_wg_addr: Int, b_addr: Int, first: bo
     return (accs if cfg.atoms_m > 1 else accs[0]), stage
 
 
-def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_addr: Int, krange=None,  # noqa: ANN001
+def _descriptor_bases(plan, a_addr: Any, b_addr: Any) -> tuple:  # noqa: ANN001
+    """The GMMA descriptors of A's stage 0 at shared address `a_addr` (a warpgroup's first slab) and B's at `b_addr`,
+    built once per warpgroup (`_mma_k_tile` advances them)."""
+    from cute_ir import hopper as H
+
+    return (H.gmma_descriptor_base(a_addr, plan.a.desc_lo, plan.a.desc_hi),
+            H.gmma_descriptor_base(b_addr, plan.b.desc_lo, plan.b.desc_hi))
+
+
+def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_base, b_base, krange=None,  # noqa: ANN001
               issued=None) -> Any:
     """One work unit's K loop of a consumer warpgroup; returns the finished accumulators (all groups waited).
 
@@ -589,10 +598,10 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
 
     init = H.zero_accumulator(atom) if cfg.acc_init == "zero" else H.undef_accumulator(atom)
     if cfg.mma_promotion_interval:
-        return _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init)
+        return _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_base, b_base, init)
     if cfg.atoms_m > 1:
         init = [init] * cfg.atoms_m
-    acc, stage0 = _mma_k_tile(plan, pipe, it_of(k_first), init, a_wg_addr, b_addr, first=True)
+    acc, stage0 = _mma_k_tile(plan, pipe, it_of(k_first), init, a_base, b_base, first=True)
     if cfg.k_pipe_mmas == 0:
         H.wgmma_wait_group(0)
         _release(plan, pipe, stage0, tid_in_wg, sched)
@@ -600,7 +609,7 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
 
     def k_tile(kt: Int, *carried: Any) -> list:
         acc = list(carried) if multi else carried[0]
-        acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_wg_addr, b_addr, first=False)
+        acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_base, b_base, first=False)
         H.wgmma_wait_group(cfg.k_pipe_mmas)
         # the stage whose reads have now retired: this K-tile's (no group in flight) or the previous one's
         done = stage if cfg.k_pipe_mmas == 0 else pipe.stage_phase(it_of(kt - 1))[0]
@@ -617,7 +626,7 @@ def _mainloop(plan, pipe, sched, unit: Int, tid_in_wg: Int, a_wg_addr: Int, b_ad
     return acc
 
 
-def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init) -> Any:  # noqa: ANN001
+def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_base, b_base, init) -> Any:  # noqa: ANN001
     """The K loop with two-level accumulation (CUTLASS's 2xAcc): every `T = mma_promotion_interval / k_blocks`
     K-tiles the wgmma accumulator is added into a second float32 accumulator and restarted; returns their sum.
 
@@ -642,7 +651,7 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
         return H.accumulator_values(acc, atom)
 
     def k_tile(kt: Any, acc: Any, first: bool) -> Any:
-        acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_wg_addr, b_addr, first=first)
+        acc, stage = _mma_k_tile(plan, pipe, it_of(kt), acc, a_base, b_base, first=first)
         H.wgmma_wait_group(0)
         _release(plan, pipe, stage, tid_in_wg, sched)
         return acc
@@ -651,7 +660,7 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
         return H.accumulator_from_values([S.add(x, y) for x, y in zip(regs(total), regs(part), strict=True)], atom)
 
     if period == 1 and cfg.acc_init == "scale_d" and cfg.mma_warpgroups == 1:
-        return _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init, add)
+        return _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_base, b_base, init, add)
 
     first = k_tile(k_first, init, True)
     if period == 1:
@@ -675,7 +684,7 @@ def _promoting_k_loop(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_
     return add(total, acc)
 
 
-def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_addr, b_addr, init, add) -> Any:  # noqa: ANN001
+def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_base, b_base, init, add) -> Any:  # noqa: ANN001
     """Promotion every K-tile with one K-tile in flight: each K-tile's chain starts with scale-d 0 in one of two
     register sets (X, Y), so that after issuing K-tile kt, `wait_group 1` retires kt - 1's chain, which is added
     into the total while kt's wgmmas run (((0 + p0) + p1) + ...: the bits of the serial sum).
@@ -689,7 +698,7 @@ def _promoting_pairs(plan, pipe, sched, it_of, k_first, k_end, tid_in_wg, a_wg_a
     from cute_ir.control import for_, if_values
 
     def issue(kt: Any, dead: Any) -> Any:
-        return _mma_k_tile(plan, pipe, it_of(kt), dead, a_wg_addr, b_addr, first=True)[0]
+        return _mma_k_tile(plan, pipe, it_of(kt), dead, a_base, b_base, first=True)[0]
 
     def retire(kt: Any) -> None:
         """kt's group has retired: release its stage."""
@@ -734,9 +743,10 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
 
     cfg = plan.cfg
     a_addr = H.smem_address(a_smem)
-    b_addr = H.smem_address(b_smem)
-    # warpgroup g's first 64-row slab of A: slab g * atoms_m (tile_m 256: two atoms per warpgroup)
-    a_wg_addr = a_addr + g * (cfg.atoms_m * plan.a.mn_atom_bytes)
+    # warpgroup g's first 64-row slab of A: slab g * atoms_m (tile_m 256: two atoms per warpgroup); ping-pong's
+    # warpgroups each take the whole tile
+    a_wg_addr = a_addr if cfg.pingpong else a_addr + g * (cfg.atoms_m * plan.a.mn_atom_bytes)
+    bases = _descriptor_bases(plan, a_wg_addr, H.smem_address(b_smem))
     epi_wg = H.smem_offset(epi_smem, g * (cfg.epi_buffers * cfg.epi_bytes))
 
     def store_slabs(accs: list, u: Int, origins: tuple, batch: Any) -> None:
@@ -760,11 +770,11 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
             started.append(_start_fused(plan, epilogue, g, tid_in_wg, warp_in_wg, *origins, wu.l))
 
         if cfg.atoms_m > 1:
-            accs = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr)
+            accs = _mainloop(plan, pipe, sched, u, tid_in_wg, *bases)
             allow_next_grid(u)
             store_slabs(accs, u, origins, wu.l)
             return
-        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr,
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, *bases,
                         issued=None if epilogue is None else issued)
         allow_next_grid(u)
         _epilogue(plan, acc, g, u, tid_in_wg, warp_in_wg, c_desc, epi_wg, *origins, wu.l, epilogue,
@@ -774,7 +784,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         from .split_k import fixup
 
         wu = sched.work_unit(u)
-        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_wg_addr, b_addr, (count, wu.k_begin, wu.k_end))
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, *bases, (count, wu.k_begin, wu.k_end))
         acc = fixup(plan, acc, wu, g, tid_in_wg, split, g + _EPI_BARRIER_BASE, sched.work)
         # after the fix-up (a trigger before it let the next kernel park CTAs through the partials' wait: split-K
         # decode rows of 96 CTAs 4-8% slower back to back)
@@ -799,7 +809,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         def issued() -> None:
             if_(u + 1 < sched.num_units, lambda: H.named_barrier_arrive((1 - g) + _ORDER_BARRIER_BASE, 256))
 
-        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, a_addr, b_addr, issued=issued)
+        acc = _mainloop(plan, pipe, sched, u, tid_in_wg, *bases, issued=issued)
         allow_next_grid(u, 2)
         # the tile's 64-row slabs one after the other; the buffer parity counts this warpgroup's own slabs
         accs = acc if cfg.atoms_m > 1 else [acc]

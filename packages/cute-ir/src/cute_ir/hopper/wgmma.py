@@ -29,6 +29,7 @@ WGMMA rules the builders enforce or document:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from cute_nvarch.mma_atom import MmaAtom, OperandSource
@@ -40,11 +41,13 @@ from ..values import as_value, const
 
 __all__ = [
     "AccumulatorElements",
+    "GmmaDescriptorBase",
     "accumulator_elements",
     "accumulator_from_values",
     "accumulator_type",
     "accumulator_values",
     "gmma_descriptor",
+    "gmma_descriptor_base",
     "undef_accumulator",
     "wgmma_atom",
     "wgmma_commit_group",
@@ -97,20 +100,55 @@ def undef_accumulator(mma: Any) -> ir.Value:
     return llvm.mlir_undef(accumulator_type(mma))
 
 
-def gmma_descriptor(smem_addr: Any, lo: int, hi: int, byte_offset: Any = 0) -> ir.Value:
-    """The i64 GMMA descriptor of the buffer at shared address `smem_addr` + `byte_offset` (nvarch halves)."""
+def _check_halves(lo: int, hi: int) -> None:
     if not 0 <= lo < (1 << 32) or not 0 <= hi < (1 << 32):
         raise ValueError(f"descriptor halves must be unsigned 32-bit, got lo={lo:#x} hi={hi:#x}")
     if lo & 0x3FFF:
         raise ValueError(f"descriptor lo half must have a zero start-address field, got {lo:#x}")
+
+
+def _pack(lo_word: ir.Value, hi: int) -> ir.Value:
+    # the start field is an unsigned 14-bit number: zero-extend
+    lo64 = arith.extui(I64(), lo_word)
+    return arith.ori(lo64, const(hi << 32, I64())) if hi else lo64
+
+
+def gmma_descriptor(smem_addr: Any, lo: int, hi: int, byte_offset: Any = 0) -> ir.Value:
+    """The i64 GMMA descriptor of the buffer at shared address `smem_addr` + `byte_offset` (nvarch halves)."""
+    _check_halves(lo, hi)
     addr = as_value(smem_addr, I32())
     if not (isinstance(byte_offset, int) and byte_offset == 0):
         addr = arith.addi(addr, as_value(byte_offset, I32()))
     start = arith.andi(arith.shrui(addr, const(4, I32())), const(0x3FFF, I32()))
-    lo_v = arith.ori(start, const(lo, I32())) if lo else start
-    # the start field is an unsigned 14-bit number: zero-extend
-    lo64 = arith.extui(I64(), lo_v)
-    return arith.ori(lo64, const(hi << 32, I64())) if hi else lo64
+    return _pack(arith.ori(start, const(lo, I32())) if lo else start, hi)
+
+
+@dataclass(frozen=True)
+class GmmaDescriptorBase:
+    """A buffer's GMMA descriptor kept as its run-time low word (start field | lo) and build-time high half, so
+    that each advance is one add to the start field (a K loop's descriptors cost an add each, not a rebuild)."""
+
+    lo_word: ir.Value
+    hi: int
+
+    def plus(self, units: Any) -> GmmaDescriptorBase:
+        """The descriptor `units` 16-byte units on (a run-time i32, e.g. stage * stage_bytes / 16)."""
+        return GmmaDescriptorBase(arith.addi(self.lo_word, as_value(units, I32())), self.hi)
+
+    def at(self, byte_offset: int = 0) -> ir.Value:
+        """The i64 descriptor `byte_offset` bytes on (a build-time multiple of 16)."""
+        if byte_offset % 16:
+            raise ValueError(f"byte_offset must be a multiple of 16, got {byte_offset}")
+        word = self.lo_word if byte_offset == 0 else arith.addi(self.lo_word, const(byte_offset >> 4, I32()))
+        return _pack(word, self.hi)
+
+
+def gmma_descriptor_base(smem_addr: Any, lo: int, hi: int) -> GmmaDescriptorBase:
+    """The advanceable descriptor of the buffer at shared address `smem_addr` (nvarch halves). Its advances add to
+    the 14-bit start field without a mask: shared addresses stay below 2**18, so the field never carries."""
+    _check_halves(lo, hi)
+    start = arith.andi(arith.shrui(as_value(smem_addr, I32()), const(4, I32())), const(0x3FFF, I32()))
+    return GmmaDescriptorBase(arith.ori(start, const(lo, I32())) if lo else start, hi)
 
 
 def wgmma_fence() -> None:
