@@ -206,6 +206,35 @@ def test_the_whole_choice_runs_near_the_fastest_measured_config(monkeypatch, req
     assert math.exp(sum(logs) / len(logs)) >= 0.96
 
 
+def test_sixteen_bit_pingpong_tiles_pay_on_the_config_sweep():
+    """`launch_plan.SIXTEEN_BIT_PINGPONG_TILES`: on tests/data/config_sweep_h200.json each listed tile's ping-pong
+    form ran faster than its cooperative one on every cluster (geometric mean over the shapes measured both ways),
+    and gemm()'s free choice runs a 16-bit pick of such a tile on ping-pong."""
+    import math
+    import os
+
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.choice import CLUSTER_CHOICES
+    from cute_examples.dense_gemm.launch_plan import SIXTEEN_BIT_PINGPONG_TILES, plan_config
+
+    with open(os.path.join(os.path.dirname(__file__), "data", "config_sweep_h200.json")) as f:
+        rows = json.load(f)["rows"]
+    both: dict = {}
+    for dtype, m, n, k, tm, tn, cm, cn, schedule, kind, _splits, stages, us, _, sweep in rows:
+        if kind == "data_parallel":
+            both.setdefault((tm, tn, cm, cn), {}).setdefault((dtype, m, n, k, stages, sweep), {})[schedule] = us
+    for tile in SIXTEEN_BIT_PINGPONG_TILES:
+        for cluster in CLUSTER_CHOICES:
+            logs = [math.log(t["pingpong"] / t["cooperative"]) for t in both[(*tile, *cluster)].values() if len(t) == 2]
+            assert len(logs) >= 50, (tile, cluster)
+            # measured: 128x128 0.975 / 0.977 / 0.966 without a cluster / 2x1 / 1x2 (38 fresh random shapes whose pick
+            # moved, `scripts/pingpong_ab.py`: 0.991-0.992)
+            assert math.exp(sum(logs) / len(logs)) < 0.985, (tile, cluster)
+    cfg, _ = plan_config(bench_shape((512, 4096, 4096, 1), "bfloat16"), ("bfloat16", "float32", None, None, None),
+                         None, 132)
+    assert (cfg.tile_m, cfg.tile_n) in SIXTEEN_BIT_PINGPONG_TILES and cfg.pingpong, cfg.name
+
+
 def test_the_fp8_choice_runs_near_the_fastest_measured_config():
     """gemm()'s choice for E4M3 operands with per-tensor device scales and a bfloat16 C (`plan_config`: tile,
     cluster, promotion's tile N cap, split-K / stream-K) on the 24 shapes of M 64..512 whose every config was
@@ -235,7 +264,7 @@ def test_the_fp8_choice_runs_near_the_fastest_measured_config():
             logs.append(math.log(min(times.values()) / times[(cfg.name, splits)]))
         assert len(logs) == 24
         # measured: 0.983 without promotion (0.977 before `k_choice.deepened`, 0.965 with shared K, 0.963 on the
-        # cooperative schedule: `launch_plan._eight_bit_pingpong`), 0.991 with it, with k_choice pricing an 8-bit
+        # cooperative schedule: `launch_plan.pingpong_form`), 0.991 with it, with k_choice pricing an 8-bit
         # cluster as the choice does (`choice.cluster_k_tile_us`; without: 0.967 / 0.985: 256 x 4096 x 14336 moves
         # between a 64x128 c2x1 pick and split-K, either way 12% from the fastest) (over all 36 rows, stale ones
         # included: 0.956 / 0.966 with an 8-bit cluster's K-tile cost, `choice.CLUSTER_8BIT_K_TILE_US`; without it 0.945

@@ -99,15 +99,16 @@ def bench_configs() -> list[GemmConfig]:
     pick for bench_host's rows."""
     from .bench import BENCH_DTYPES, BENCH_SHAPES, bench_shape
     from .bench_host import SPEED_SHAPES
-    from .host import choose_config
+    from .configs import gemm_picks
     from .tune import tune_candidates
 
     # gemm()'s own pick for the host-cost and small-GEMM rows (bench_host)
     out = [
-        choose_config(bench_shape(mnkl, dtype), num_sms=sms)
+        cfg
         for dtype in BENCH_DTYPES
         for mnkl in SPEED_SHAPES
         for sms in BENCH_NUM_SMS
+        for cfg in gemm_picks(bench_shape(mnkl, dtype), sms)
     ]
     for dtype in BENCH_DTYPES:
         for mnkl in BENCH_SHAPES:

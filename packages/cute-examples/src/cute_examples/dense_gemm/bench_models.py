@@ -8,8 +8,9 @@ Llama-3 8B (4096->6144, 4096->4096, 4096->28672, 14336->4096) and 70B (8192->102
 28672->8192) at 1, 16, 128, 512, 2048 and 8192 tokens; squares 256..16384; odd sizes; batched. `--quick` keeps
 the 8B layers at 1, 128 and 2048 tokens, two squares, one odd and one batched shape (a few minutes less).
 
-Per row: the data-parallel config `choose_config` picks, then `k_choice.decomposed_config` (data-parallel,
-split-K or stream-K; `--decomposition data_parallel` keeps the first); the result is checked against
+Per row: gemm()'s config (`launch_plan.plan_config`: `choose_config`'s pick, `k_choice.decomposed_config`'s
+data-parallel, split-K or stream-K form (`--decomposition data_parallel` keeps the first), the ping-pong schedule
+where it pays); the result is checked against
 torch.matmul (normwise relative error within the dtype's bound), then ours and torch.matmul are timed on the
 same tensors in alternating blocks (`timing.interleaved_median_ms`), and when either takes under 50 us both
 also inside a CUDA graph (`timing.interleaved_graph_ms`). Every row prints the config and the schedule (kind, count,
@@ -73,19 +74,23 @@ def suite(quick: bool = False) -> list[SuiteShape]:
 
 def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
                schedule: str = "cooperative") -> tuple[GemmConfig, Any]:
-    """(config, k_choice.KChoice) of a row: choose_config's data-parallel pick (whatever its schedule), decomposed
-    when `mode` is auto, as gemm() does; rows forced to ping-pong (`schedule`) are data-parallel."""
+    """(config, k_choice.KChoice) of a row: gemm()'s pick (`launch_plan.plan_config`), with its split-K / stream-K
+    kernels loadable when `mode` is auto and without (the data-parallel config) otherwise; rows forced to ping-pong
+    (`schedule`) are choose_config's data-parallel pick on that schedule."""
     from .bench_run import bench_config, bench_shape
-    from .k_choice import KChoice, decomposed_config, estimate_us
+    from .k_choice import KChoice, estimate_us
+    from .launch_plan import plan_config
 
     if mode not in DECOMPOSITION_MODES:
         raise ValueError(f"decomposition must be one of {DECOMPOSITION_MODES}, got {mode!r}")
     mnkl = (shape.m, shape.n, shape.k, shape.l)
-    dp = bench_config(mnkl, dtype, "pingpong" if schedule == "pingpong" else "fast", num_sms)
     problem = bench_shape(mnkl, dtype)
-    if mode == "data_parallel" or schedule == "pingpong":
-        return dp, KChoice("data_parallel", 1, estimate_us(problem, dp, num_sms, "data_parallel"))
-    return decomposed_config(problem, dp, num_sms)
+    if schedule == "pingpong":
+        cfg, splits = bench_config(mnkl, dtype, "pingpong", num_sms), 1
+    else:
+        cfg, splits = plan_config(problem, (dtype, "float32", None, None, None), None, num_sms,
+                                  lambda _cfg: mode == "auto")
+    return cfg, KChoice(cfg.decomposition, splits, estimate_us(problem, cfg, num_sms, cfg.decomposition, splits))
 
 
 def model_configs() -> list[GemmConfig]:

@@ -45,6 +45,7 @@ __all__ = [
     "compile_config",
     "every_config",
     "gemm_call_configs",
+    "gemm_picks",
     "gpu_test_configs",
     "main",
     "multicast_split_configs",
@@ -195,22 +196,35 @@ def random_problems(count: int = RANDOM_PROBLEM_COUNT, seed: int = RANDOM_PROBLE
     return out
 
 
-def gemm_call_configs(problem: object, num_sms: int, acc_dtype: str = "float32") -> list[GemmConfig]:
+def gemm_call_configs(problem: object, num_sms: int, acc_dtype: str = "float32",
+                      decomposed: bool = False) -> list[GemmConfig]:
     """The configs `gemm()` asks for on a problem without tile, cluster, variant or tuned entry.
 
-    The cost model's choice (`choose_config`), and when C's contiguous extent ends inside a 16-byte chunk
-    also the choice for the N-major scratch output that gemm() stages such an output through (gemm() looks
-    up both kernels).
+    `launch_plan.plan_config`'s pick where no split-K / stream-K kernel can be had (the data-parallel config, on the
+    schedule gemm() runs it), or with `decomposed` its pick where every kernel can; and when C's contiguous extent
+    ends inside a 16-byte chunk also the pick for the N-major scratch output that gemm() stages such an output
+    through (gemm() looks up both kernels).
     """
     from .choice import GemmShape
-    from .host import _store_spills_past, choose_config
+    from .host import _store_spills_past
+    from .launch_plan import plan_config
 
     p = problem
     shape = GemmShape(p.m, p.n, p.k, p.l, p.ab_dtype, p.c_dtype, p.a_major, p.b_major, p.c_major)
-    out = [choose_config(shape, acc_dtype, num_sms=num_sms)]
-    if _store_spills_past(shape):
-        out.append(choose_config(dataclasses.replace(shape, c_major="n"), acc_dtype, num_sms=num_sms))
-    return out
+    shapes = [shape] + ([dataclasses.replace(shape, c_major="n")] if _store_spills_past(shape) else [])
+    options = (p.c_dtype, acc_dtype, None, None, None)
+    return [plan_config(s, options, None, num_sms, lambda _cfg: decomposed)[0] for s in shapes]
+
+
+def gemm_picks(problem: object, num_sms: int) -> list[GemmConfig]:
+    """gemm()'s plain picks for a problem (anything with m, n, k, l, dtypes and majors) without tile, cluster,
+    variant or tuned entry: `launch_plan.plan_config`'s data-parallel config (where no split-K / stream-K kernel can
+    be had) and its decomposed one (where every kernel can), the same config where k_choice keeps it."""
+    from .launch_plan import plan_config
+
+    options = (problem.c_dtype, "float32", None, None, None)
+    picks = [plan_config(problem, options, None, num_sms, lambda _cfg, d=d: d)[0] for d in (False, True)]
+    return picks[:1] if picks[0].name == picks[1].name else picks
 
 
 def random_problem_configs() -> list[GemmConfig]:
@@ -218,17 +232,12 @@ def random_problem_configs() -> list[GemmConfig]:
     the data-parallel picks and, where `k_choice` prefers one, the split-K / stream-K config (so the random GPU
     test runs those kernels on every major, dtype and odd size the model sends them)."""
     from .aot import BENCH_NUM_SMS
-    from .choice import GemmShape
-    from .k_choice import decomposed_config
 
     seen: dict[str, GemmConfig] = {}
     for p in random_problems():
         for sms in BENCH_NUM_SMS:
-            for cfg in gemm_call_configs(p, sms):
+            for cfg in gemm_call_configs(p, sms) + gemm_call_configs(p, sms, decomposed=True):
                 seen.setdefault(cfg.name, cfg)
-                shape = GemmShape(p.m, p.n, p.k, p.l, p.ab_dtype, p.c_dtype, p.a_major, p.b_major, cfg.c_major)
-                split, _ = decomposed_config(shape, cfg, sms)
-                seen.setdefault(split.name, split)
     return list(seen.values())
 
 
@@ -249,13 +258,12 @@ def any_shape_configs() -> list[GemmConfig]:
     """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging) on 132- and 114-SM GPUs."""
     from .any_shape_cases import ANY_SHAPE_CASES, case_layouts
     from .aot import BENCH_NUM_SMS
-    from .host import choose_config
     from .launch_plan import staged_problem
 
     out = []
     for case in ANY_SHAPE_CASES:
         problem = staged_problem(*case_layouts(case))
-        out += [choose_config(problem, num_sms=sms) for sms in BENCH_NUM_SMS]
+        out += [cfg for sms in BENCH_NUM_SMS for cfg in gemm_picks(problem, sms)]
     return out
 
 

@@ -149,7 +149,7 @@ def decomposed_calls() -> list[GemmCall]:
 
 
 def pingpong_calls() -> list[GemmCall]:
-    """gemm() calls whose free choice runs the ping-pong schedule on an H100/H200 (`launch_plan._eight_bit_pingpong`):
+    """gemm() calls whose free choice runs the ping-pong schedule on an H100/H200 (`launch_plan.pingpong_form`):
     partial tiles, a batch, M = 1, per-tensor and rowwise device scales, bfloat16 and float16 C."""
     e4m3 = E4M3
     return [

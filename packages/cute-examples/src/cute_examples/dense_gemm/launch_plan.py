@@ -507,18 +507,27 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     if promotion:
         cfg = with_promotion(problem, cfg, promotion, acc, tile, num_sms)
     if tile is None and cluster is None and variant is None:
-        # split-K / stream-K (with or without a fused epilogue), then 8-bit operands' ping-pong schedule
+        # split-K / stream-K (with or without a fused epilogue), then the ping-pong schedule where it pays
         cfg, splits = _decomposed(problem, cfg, num_sms, loadable)
-        cfg = _eight_bit_pingpong(cfg)
+        cfg = pingpong_form(cfg)
     return cfg, splits
 
 
-def _eight_bit_pingpong(cfg: Any) -> Any:
-    """cfg on the ping-pong schedule where its tile allows it, for 8-bit A and B without promotion, a 16-bit C and a
-    data-parallel decomposition (the H200 FP8 sweep, `tests/data/fp8_sweep_h200.json`: each config's ping-pong
-    form ran a median 0.5-2.8% faster than its cooperative one at M 1..512, up to 31%; the choice's picks 0.963 ->
-    0.965 of the fastest config measured, on the decode sweep 0.956 -> 0.963); else cfg."""
-    if cfg.ab_bytes != 1 or cfg.mma_promotion_interval or cfg.shares_k or cfg.fp8_out or cfg.pingpong:
+# 16-bit tiles whose ping-pong form runs faster than their cooperative one (the tests' `data/config_sweep_h200.json`,
+# H200: 128x128 ping-pong / cooperative 0.975 / 0.977 / 0.966 of the time on geometric mean over 62 shapes without a
+# cluster / 2x1 / 1x2; 128x64 and 128x96 0.97-1.00, the 64-row tiles 0.97-1.02)
+SIXTEEN_BIT_PINGPONG_TILES = ((128, 128),)
+
+
+def pingpong_form(cfg: Any) -> Any:
+    """cfg on the ping-pong schedule where its tile allows it and pays, for a data-parallel decomposition without
+    promotion or an 8-bit C: with 8-bit A and B on any tile (the H200 FP8 sweep, `tests/data/fp8_sweep_h200.json`:
+    each config's ping-pong form ran a median 0.5-2.8% faster than its cooperative one at M 1..512, up to 31%; the
+    choice's picks 0.963 -> 0.965 of the fastest config measured, on the decode sweep 0.956 -> 0.963), with 16-bit
+    ones on `SIXTEEN_BIT_PINGPONG_TILES`; else cfg."""
+    if cfg.mma_promotion_interval or cfg.shares_k or cfg.fp8_out or cfg.pingpong:
+        return cfg
+    if cfg.ab_bytes != 1 and (cfg.tile_m, cfg.tile_n) not in SIXTEEN_BIT_PINGPONG_TILES:
         return cfg
     try:
         return replace(cfg, schedule="pingpong")

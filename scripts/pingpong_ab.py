@@ -1,0 +1,148 @@
+"""gemm()'s ping-pong picks (`launch_plan.pingpong_form`) against the same tile and cluster on the cooperative
+schedule, on random shapes whose 16-bit pick runs ping-pong, in one process on identical tensors, alternating, in
+CUDA graphs; outputs compared bit for bit.
+
+    python3 scripts/pingpong_ab.py --specs FILE   # here (MLIR host): both schedules' specs
+    python -m cute_examples.build_bundle build/aot --add-specs FILE
+    python3 scripts/pingpong_ab.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
+
+Shapes: `--count` random (M 64..8191, N and K multiples of 8 up to 16376, both 16-bit dtypes, seed `--seed`) whose
+free choice on a 132-SM GPU is a ping-pong 16-bit config, plus the model suite's rows that are; then bench_epilogue's
+bias rows whose fused pick is (gemm() against gemm(..., variant="fast"), which keeps the cooperative schedule).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import random
+import statistics
+import sys
+
+from gemm_sweep import _operands, _prepare
+
+
+def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], object]]:
+    """(dtype, (m, n, k), the ping-pong pick) of the suite's and `count` random shapes whose pick runs ping-pong."""
+    from cute_examples.dense_gemm.bench_models import row_config, suite
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    out = []
+    for dtype in ("bfloat16", "float16"):
+        for s in suite():
+            cfg = row_config(s, dtype, 132)[0]
+            if cfg.pingpong and s.l == 1:
+                out.append((dtype, (s.m, s.n, s.k), cfg))
+    rng = random.Random(seed)
+    found = 0
+    while found < count:
+        m, n, k = rng.randrange(64, 8192), 8 * rng.randrange(32, 2048), 8 * rng.randrange(32, 2048)
+        dtype = rng.choice(("bfloat16", "float16"))
+        p = bench_shape((m, n, k, 1), dtype)
+        cfg = plan_config(p, (dtype, "float32", None, None, None), None, 132)[0]
+        if cfg.pingpong:
+            out.append((dtype, (m, n, k), cfg))
+            found += 1
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--specs", metavar="FILE", help="write both schedules' specs (for build_bundle --add-specs)")
+    p.add_argument("--count", type=int, default=36)
+    p.add_argument("--seed", type=int, default=2290)
+    p.add_argument("--rounds", type=int, default=4)
+    args = p.parse_args()
+    rows = shapes(args.count, args.seed)
+    if args.specs:
+        from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
+
+        cfgs = [cfg for _, _, cfg in rows] + fused_configs()
+        lines = [json.dumps({"kernel": _kernel_fn(c).name, "spec": gemm_spec(c), "target": "sm_90a"})
+                 for cfg in cfgs for c in (cfg, dataclasses.replace(cfg, schedule="cooperative"))]
+        lines = list(dict.fromkeys(lines))
+        with open(args.specs, "w") as fh:
+            fh.write("\n".join(lines) + "\n")
+        print(f"{len(lines)} specs written to {args.specs}")
+        return 0
+    import torch
+    from cute_examples.timing import interleaved_graph_ms
+
+    print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
+    print(f"{'dtype':9} {'M x N x K':20} {'pp us':>8} {'coop us':>8} {'pp/coop':>8} {'torch/pp':>8}  config")
+    ratios = []
+    for dtype, mnk, cfg in rows:
+        torch.manual_seed(0)
+        ops = _operands(mnk, dtype, 0)
+        coop = dataclasses.replace(cfg, schedule="cooperative")
+        launches, outs = [], []
+        for c in (cfg, coop):
+            launch, err, _ = _prepare(c, 1, ops, 132)
+            if not err <= 2e-2:
+                raise AssertionError(f"{c.name} {mnk}: normwise error {err:.1e}")
+            launch()
+            torch.cuda.synchronize()
+            outs.append(ops[2].clone())
+            launches.append(launch)
+        same = torch.equal(outs[0], outs[1])
+        flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
+        calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))
+        us = [t * 1e3 for t in interleaved_graph_ms([*launches, ops[4]], calls=calls, iterations=5 * args.rounds,
+                                                      rounds=args.rounds)]
+        ratios.append(us[0] / us[1])
+        print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
+              f"{us[2] / us[0]:8.3f}  {cfg.name}{'' if same else '  (outputs differ)'}", flush=True)
+    print(f"pp / coop: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
+          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    fused_rows(args.rounds)
+    return 0
+
+
+def _bias_calls(gemm, a, b, out, bias) -> list:  # noqa: ANN001
+    """gemm()'s free choice, its cooperative form (variant "fast") and eager torch.addmm on one row's tensors."""
+    import torch
+
+    return [lambda: gemm(a, b, out, bias=bias), lambda: gemm(a, b, out, bias=bias, variant="fast"),
+            lambda: torch.addmm(bias, a, b)]
+
+
+def _fused_picks() -> list:
+    """((t, k, n), gemm()'s bias pick) of bench_epilogue's bias rows (bfloat16) whose pick runs ping-pong."""
+    from cute_examples.dense_gemm.epilogue_cases import DECODE_SHAPES, DOWN_SHAPES, bench_problem
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    out = []
+    for t, k, n in DECODE_SHAPES + DOWN_SHAPES:
+        p = bench_problem(t, k, n)
+        cfg = plan_config(p, (p.c_dtype, "float32", None, None, None), {"bias": "n"}, 132)[0]
+        if cfg.pingpong:
+            out.append(((t, k, n), cfg))
+    return out
+
+
+def fused_configs() -> list:
+    """The ping-pong bias picks of `fused_rows` (their cooperative forms are what variant="fast" runs)."""
+    return [cfg for _, cfg in _fused_picks()]
+
+
+def fused_rows(rounds: int) -> None:
+    """bench_epilogue's bias rows (bfloat16) whose fused pick runs ping-pong: gemm() against variant="fast"."""
+    import torch
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.timing import interleaved_graph_ms
+
+    for (t, k, n), cfg in _fused_picks():
+        a = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
+        b = (torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k**0.5).t()
+        bias = torch.randn(n, device="cuda", dtype=torch.bfloat16)
+        out = torch.empty(t, n, device="cuda", dtype=torch.bfloat16)
+        us = [x * 1e3 for x in interleaved_graph_ms(_bias_calls(gemm, a, b, out, bias), iterations=5 * rounds,
+                                                    rounds=rounds)]
+        print(f"bias {t}x{k}->{n}: pp {us[0]:.2f} us, coop {us[1]:.2f} us, pp/coop {us[0] / us[1]:.3f}, "
+              f"eager/pp {us[2] / us[0]:.3f}  {cfg.name}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
