@@ -99,7 +99,7 @@ def bench_configs() -> list[GemmConfig]:
     pick for bench_host's rows."""
     from .bench import BENCH_DTYPES, BENCH_SHAPES, bench_shape
     from .bench_host import SPEED_SHAPES
-    from .configs import gemm_picks
+    from .launch_plan import gemm_picks
     from .tune import tune_candidates
 
     # gemm()'s own pick for the host-cost and small-GEMM rows (bench_host)

@@ -45,7 +45,6 @@ __all__ = [
     "compile_config",
     "every_config",
     "gemm_call_configs",
-    "gemm_picks",
     "gpu_test_configs",
     "main",
     "multicast_split_configs",
@@ -216,17 +215,6 @@ def gemm_call_configs(problem: object, num_sms: int, acc_dtype: str = "float32",
     return [plan_config(s, options, None, num_sms, lambda _cfg: decomposed)[0] for s in shapes]
 
 
-def gemm_picks(problem: object, num_sms: int) -> list[GemmConfig]:
-    """gemm()'s plain picks for a problem (anything with m, n, k, l, dtypes and majors) without tile, cluster,
-    variant or tuned entry: `launch_plan.plan_config`'s data-parallel config (where no split-K / stream-K kernel can
-    be had) and its decomposed one (where every kernel can), the same config where k_choice keeps it."""
-    from .launch_plan import plan_config
-
-    options = (problem.c_dtype, "float32", None, None, None)
-    picks = [plan_config(problem, options, None, num_sms, lambda _cfg, d=d: d)[0] for d in (False, True)]
-    return picks[:1] if picks[0].name == picks[1].name else picks
-
-
 def random_problem_configs() -> list[GemmConfig]:
     """The configs `gemm()` chooses for `random_problems()` on 132- and 114-SM GPUs (H100/H200 SXM, H100 PCIe):
     the data-parallel picks and, where `k_choice` prefers one, the split-K / stream-K config (so the random GPU
@@ -258,7 +246,7 @@ def any_shape_configs() -> list[GemmConfig]:
     """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging) on 132- and 114-SM GPUs."""
     from .any_shape_cases import ANY_SHAPE_CASES, case_layouts
     from .aot import BENCH_NUM_SMS
-    from .launch_plan import staged_problem
+    from .launch_plan import gemm_picks, staged_problem
 
     out = []
     for case in ANY_SHAPE_CASES:

@@ -75,8 +75,8 @@ from .spec import (
     runs_on,
 )
 
-__all__ = ["GemmPlan", "Layout", "PlanCache", "gemm", "plan_config", "plan_key", "plans", "staged_layouts",
-           "staged_problem"]
+__all__ = ["SIXTEEN_BIT_PINGPONG_TILES", "GemmPlan", "Layout", "PlanCache", "gemm", "gemm_picks", "pingpong_form",
+           "plan_config", "plan_key", "plans", "staged_layouts", "staged_problem"]
 
 
 def plan_key(a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, options: tuple) -> tuple:
@@ -511,6 +511,15 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         cfg, splits = _decomposed(problem, cfg, num_sms, loadable)
         cfg = pingpong_form(cfg)
     return cfg, splits
+
+
+def gemm_picks(problem: Any, num_sms: int) -> list[Any]:
+    """gemm()'s plain picks for a problem (anything with m, n, k, l, dtypes and majors) without tile, cluster,
+    variant or tuned entry: `plan_config`'s data-parallel config (where no split-K / stream-K kernel can
+    be had) and its decomposed one (where every kernel can), the same config where k_choice keeps it."""
+    options = (problem.c_dtype, "float32", None, None, None)
+    picks = [plan_config(problem, options, None, num_sms, lambda _cfg, d=d: d)[0] for d in (False, True)]
+    return picks[:1] if picks[0].name == picks[1].name else picks
 
 
 # 16-bit tiles whose ping-pong form runs faster than their cooperative one (the tests' `data/config_sweep_h200.json`,
