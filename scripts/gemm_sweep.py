@@ -62,6 +62,12 @@ def _problem(mnk: tuple[int, int, int], dtype: str):  # noqa: ANN202
     return dataclasses.replace(shape, c_dtype=FP8_C_DTYPE) if _is_fp8(dtype) else shape
 
 
+def graph_calls(mnk: tuple[int, int, int]) -> int:
+    """How many launches of a shape one timed CUDA graph holds: about 20 ms of kernels, 3 to 50."""
+    flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
+    return max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))
+
+
 def _config(shape, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int, promotion: int, **fields):  # noqa: ANN001, ANN202
     """choose_config's config of the tile and cluster (tile K: one 128-byte row), FP8 with per-tensor device scales
     and two-level accumulation every `promotion` k-blocks; ValueError/TypeError where the combination is invalid."""
@@ -237,8 +243,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         torch.manual_seed(0)
         ops = _operands(mnk, dtype, promotion)
         peer_name = ops[5]
-        flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
-        calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))  # about 20 ms of kernels per graph
+        calls = graph_calls(mnk)
         host_pick = _host_pick(mnk, dtype, promotion, sms).name
         fns, labels, picked = [], [], []
         for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick, tiles):

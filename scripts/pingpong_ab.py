@@ -20,7 +20,7 @@ import random
 import statistics
 import sys
 
-from gemm_sweep import _operands, _prepare
+from gemm_sweep import _operands, _prepare, graph_calls
 
 
 def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], object]]:
@@ -87,8 +87,7 @@ def main() -> int:
             outs.append(ops[2].clone())
             launches.append(launch)
         same = torch.equal(outs[0], outs[1])
-        flops = 2.0 * mnk[0] * mnk[1] * mnk[2]
-        calls = max(3, min(50, int(2e4 / max(1.0, flops / 5e8))))
+        calls = graph_calls(mnk)
         us = [t * 1e3 for t in interleaved_graph_ms([*launches, ops[4]], calls=calls, iterations=5 * args.rounds,
                                                       rounds=args.rounds)]
         ratios.append(us[0] / us[1])

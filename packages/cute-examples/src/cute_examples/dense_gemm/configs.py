@@ -196,23 +196,22 @@ def random_problems(count: int = RANDOM_PROBLEM_COUNT, seed: int = RANDOM_PROBLE
 
 
 def gemm_call_configs(problem: object, num_sms: int, acc_dtype: str = "float32",
-                      decomposed: bool = False) -> list[GemmConfig]:
+                      decomposed: bool | None = False) -> list[GemmConfig]:
     """The configs `gemm()` asks for on a problem without tile, cluster, variant or tuned entry.
 
-    `launch_plan.plan_config`'s pick where no split-K / stream-K kernel can be had (the data-parallel config, on the
-    schedule gemm() runs it), or with `decomposed` its pick where every kernel can; and when C's contiguous extent
-    ends inside a 16-byte chunk also the pick for the N-major scratch output that gemm() stages such an output
-    through (gemm() looks up both kernels).
+    `launch_plan.gemm_picks`: the pick where no split-K / stream-K kernel can be had (the data-parallel config, on the
+    schedule gemm() runs it), with `decomposed` True its pick where every kernel can, None both; and when C's
+    contiguous extent ends inside a 16-byte chunk also the picks for the N-major scratch output that gemm() stages
+    such an output through (gemm() looks up both kernels).
     """
     from .choice import GemmShape
     from .host import _store_spills_past
-    from .launch_plan import plan_config
+    from .launch_plan import gemm_picks
 
     p = problem
     shape = GemmShape(p.m, p.n, p.k, p.l, p.ab_dtype, p.c_dtype, p.a_major, p.b_major, p.c_major)
     shapes = [shape] + ([dataclasses.replace(shape, c_major="n")] if _store_spills_past(shape) else [])
-    options = (p.c_dtype, acc_dtype, None, None, None)
-    return [plan_config(s, options, None, num_sms, lambda _cfg: decomposed)[0] for s in shapes]
+    return [cfg for s in shapes for cfg in gemm_picks(s, num_sms, acc_dtype, decomposed)]
 
 
 def random_problem_configs() -> list[GemmConfig]:
@@ -224,7 +223,7 @@ def random_problem_configs() -> list[GemmConfig]:
     seen: dict[str, GemmConfig] = {}
     for p in random_problems():
         for sms in BENCH_NUM_SMS:
-            for cfg in gemm_call_configs(p, sms) + gemm_call_configs(p, sms, decomposed=True):
+            for cfg in gemm_call_configs(p, sms, decomposed=None):
                 seen.setdefault(cfg.name, cfg)
     return list(seen.values())
 

@@ -513,13 +513,17 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     return cfg, splits
 
 
-def gemm_picks(problem: Any, num_sms: int) -> list[Any]:
+def gemm_picks(problem: Any, num_sms: int, acc_dtype: str = "float32", decomposed: bool | None = None) -> list[Any]:
     """gemm()'s plain picks for a problem (anything with m, n, k, l, dtypes and majors) without tile, cluster,
-    variant or tuned entry: `plan_config`'s data-parallel config (where no split-K / stream-K kernel can
-    be had) and its decomposed one (where every kernel can), the same config where k_choice keeps it."""
-    options = (problem.c_dtype, "float32", None, None, None)
-    picks = [plan_config(problem, options, None, num_sms, lambda _cfg, d=d: d)[0] for d in (False, True)]
-    return picks[:1] if picks[0].name == picks[1].name else picks
+    variant or tuned entry: `plan_config`'s data-parallel config (where no split-K / stream-K kernel can be had,
+    `decomposed` False) and its decomposed one (where every kernel can, True); None: both, once where k_choice keeps
+    the data-parallel config."""
+    options = (problem.c_dtype, acc_dtype, None, None, None)
+    picks: dict[str, Any] = {}
+    for d in (False, True) if decomposed is None else (decomposed,):
+        cfg = plan_config(problem, options, None, num_sms, lambda _cfg, d=d: d)[0]
+        picks.setdefault(cfg.name, cfg)
+    return list(picks.values())
 
 
 # 16-bit tiles whose ping-pong form runs faster than their cooperative one (the tests' `data/config_sweep_h200.json`,
