@@ -25,8 +25,10 @@ import argparse
 import dataclasses
 import itertools
 import json
+import random
 import statistics
 import sys
+from collections.abc import Callable
 
 SHAPES = (
     "1x6144x4096", "1x8192x28672", "16x6144x4096", "16x8192x8192", "128x8192x8192", "128x10240x8192",
@@ -163,20 +165,45 @@ def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, p
 def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = (),
                 promotion: int = 0, around_pick: bool = False, tiles: tuple = ()) -> int:
     """Write the JIT specs the sweep runs as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE)."""
+    return write_config_specs(path, [cfg for mnk in shapes for cfg, _ in configs(
+        mnk, dtype, schedules, decompositions=decompositions, promotion=promotion, around_pick=around_pick,
+        tiles=tiles)])
+
+
+def write_config_specs(path: str, cfgs: list) -> int:
+    """Write the JIT specs of configs, each once, as CUTE_RECORD_MISSES lines (build_bundle --add-specs FILE); returns
+    how many."""
     from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
 
-    seen, lines = set(), []
-    for mnk in shapes:
-        for cfg, _ in configs(mnk, dtype, schedules, decompositions=decompositions, promotion=promotion,
-                              around_pick=around_pick, tiles=tiles):
-            spec = gemm_spec(cfg)
-            key = json.dumps(spec, sort_keys=True)
-            if key not in seen:
-                seen.add(key)
-                lines.append(json.dumps({"kernel": _kernel_fn(cfg).name, "spec": spec, "target": "sm_90a"}))
+    lines = list(dict.fromkeys(json.dumps({"kernel": _kernel_fn(c).name, "spec": gemm_spec(c), "target": "sm_90a"})
+                               for c in cfgs))
     with open(path, "w") as fh:
         fh.write("\n".join(lines) + "\n")
     return len(lines)
+
+
+def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list:
+    """The A/B scripts' random rows: `count` values of row(dtype, (m, n, k)) that are not None, over random shapes (M
+    64..8191, N 256..16376 and K k_from..16376 in multiples of 8) and 16-bit dtypes drawn with `seed`."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        mnk = rng.randrange(64, 8192), 8 * rng.randrange(32, 2048), 8 * rng.randrange(k_from // 8, 2048)
+        r = row(rng.choice(("bfloat16", "float16")), mnk)
+        if r is not None:
+            out.append(r)
+    return out
+
+
+def ab_arguments(doc: str, specs_help: str, count: int, seed: int) -> argparse.Namespace:
+    """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
+    --rounds."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
+    p.add_argument("--count", type=int, default=count)
+    p.add_argument("--seed", type=int, default=seed)
+    p.add_argument("--rounds", type=int, default=4)
+    return p.parse_args()
 
 
 def _operands(mnk: tuple[int, int, int], dtype: str, promotion: int) -> tuple:

@@ -13,14 +13,11 @@ bias rows whose fused pick is (gemm() against gemm(..., variant="fast"), which k
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import json
-import random
 import statistics
 import sys
 
-from gemm_sweep import _operands, _prepare, graph_calls
+from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, random_rows, write_config_specs
 
 
 def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], object]]:
@@ -35,37 +32,22 @@ def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], objec
             cfg = row_config(s, dtype, 132)[0]
             if cfg.pingpong and s.l == 1:
                 out.append((dtype, (s.m, s.n, s.k), cfg))
-    rng = random.Random(seed)
-    found = 0
-    while found < count:
-        m, n, k = rng.randrange(64, 8192), 8 * rng.randrange(32, 2048), 8 * rng.randrange(32, 2048)
-        dtype = rng.choice(("bfloat16", "float16"))
-        p = bench_shape((m, n, k, 1), dtype)
-        cfg = plan_config(p, (dtype, "float32", None, None, None), None, 132)[0]
-        if cfg.pingpong:
-            out.append((dtype, (m, n, k), cfg))
-            found += 1
-    return out
+
+    def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
+        cfg = plan_config(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), None, 132)[0]
+        return (dtype, mnk, cfg) if cfg.pingpong else None
+
+    return out + random_rows(count, seed, row)
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--specs", metavar="FILE", help="write both schedules' specs (for build_bundle --add-specs)")
-    p.add_argument("--count", type=int, default=36)
-    p.add_argument("--seed", type=int, default=2290)
-    p.add_argument("--rounds", type=int, default=4)
-    args = p.parse_args()
+    args = ab_arguments(__doc__, "both schedules' specs", 36, 2290)
     rows = shapes(args.count, args.seed)
     if args.specs:
-        from cute_examples.dense_gemm.kernel import _kernel_fn, gemm_spec
-
         cfgs = [cfg for _, _, cfg in rows] + fused_configs()
-        lines = [json.dumps({"kernel": _kernel_fn(c).name, "spec": gemm_spec(c), "target": "sm_90a"})
-                 for cfg in cfgs for c in (cfg, dataclasses.replace(cfg, schedule="cooperative"))]
-        lines = list(dict.fromkeys(lines))
-        with open(args.specs, "w") as fh:
-            fh.write("\n".join(lines) + "\n")
-        print(f"{len(lines)} specs written to {args.specs}")
+        both = [c for cfg in cfgs for c in (cfg, dataclasses.replace(cfg, schedule="cooperative"))]
+        n = write_config_specs(args.specs, both)
+        print(f"{n} specs written to {args.specs}")
         return 0
     import torch
     from cute_examples.timing import interleaved_graph_ms

@@ -25,6 +25,8 @@ def main() -> int:
     p.add_argument("--promotion", type=int, default=0, help="FP8: promote every N k-blocks (0: never)")
     p.add_argument("--splits", type=int, default=1)
     p.add_argument("--launches", type=int, default=3)
+    p.add_argument("--order", default=None, metavar="R,S",
+                   help="a data-parallel launch's raster_along_n (0/1) and swizzle_log (default: the host's)")
     args = p.parse_args()
     import torch
     from cute_runtime import device_properties
@@ -41,7 +43,8 @@ def main() -> int:
         if not found:
             print(f"no config named {args.config} for {args.shape}")
             return 1
-        fn, err, label = _prepare(found[0], args.splits, ops, sms)
+        order = tuple(int(x) for x in args.order.split(",")) if args.order else (None, None)
+        fn, err, label = _prepare(found[0], args.splits, ops, sms, order)
         print(found[0].name, label, f"error {err:.1e}")
     for _ in range(args.launches):
         fn()

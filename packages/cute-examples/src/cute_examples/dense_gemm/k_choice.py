@@ -22,16 +22,18 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
 keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
 tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
-`SHARED_K_TILES` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only); for M <= `SMALL_M` (decode-like
-rows) only split-K on the narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on
-those rows lost to data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The
-constants are in `k_calibration.json` (which rows they came from), refreshed by `python -m
-cute_examples.dense_gemm.calibrate --write` on a GPU.
+`SHARED_K_TILES` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only), and split-K with a 2x1 cluster
+where one round of it covers a long K (`SPLIT_K_CLUSTERS`); for M <= `SMALL_M` (decode-like rows) only split-K on
+the narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
+data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are in
+`k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate --write`
+on a GPU.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +48,9 @@ __all__ = [
     "MAX_SPLITS",
     "STREAM_K_MIN_M",
     "SHARED_K_TILES",
+    "SPLIT_K_CLUSTERS",
+    "CLUSTERED_SPLIT_MIN_K",
+    "clustered_split_tile",
     "shared_k_config",
     "SMALL_M",
     "SMALL_M_TILES",
@@ -58,6 +63,17 @@ __all__ = [
 ]
 
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
+# the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
+# of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64 (`_clustered_split_pays`). On the
+# H200 long-K sweep (the tests' `data/long_k_sweep_h200.json`: 22 shapes of M 169..1953, K 3544..16064 whose
+# data-parallel pick ran one round) split-K with a 2x1 cluster was the fastest config of 11, and gemm()'s choice ran
+# at 0.844 of the fastest measured config without it. Measured with `scripts/pick_ab.py` (the pick against the pick
+# without clusters, both in CUDA graphs on identical tensors): with every tile and K, 48 random and suite rows whose
+# pick moved ran 0.946 of the old time but 128x256's moves lost up to 1.29x (512 x 4096 x 4096) and K <= 1968 up to
+# 1.55x; with the tile and K rule, 44 fresh random rows (seed 2291) ran 0.874 of the old time, 41 of them faster (worst
+# 1.040). A clustered stream-K was priced well under what it measured (1.10-1.20x the model's time), so it stays off.
+SPLIT_K_CLUSTERS = ((1, 1), (2, 1))
+CLUSTERED_SPLIT_MIN_K = 2048
 SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
 # a data-parallel 64x64 launch without a cluster whose units leave half the SMs idle streams a long K through the
 # deepest pipeline that fits, up to DEEP_STAGES (`deepened`): on the H200 sweeps (decode, FP8, config) its 12 / 13
@@ -195,11 +211,13 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     return best if best.us < dp.us * (1 - _min_gain(shape, cal)) else dp
 
 
-def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str) -> GemmConfig:
-    """cfg on `tile` with cluster 1x1 and the shared-K `kind`; a tile of an odd number of epilogue chunks (an 8-bit
+def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
+                    cluster: tuple[int, int] = (1, 1)) -> GemmConfig:
+    """cfg on `tile` and `cluster` with the shared-K `kind`; a tile of an odd number of epilogue chunks (an 8-bit
     C's 128 columns: one) gets one staging buffer (units without an epilogue would break two buffers' order);
     ValueError where the combination is invalid."""
-    dp = dataclasses.replace(cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=1, cluster_n=1, stages=None)
+    dp = dataclasses.replace(cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=cluster[0], cluster_n=cluster[1],
+                             stages=None)
     odd = (dp.c_tile_n // dp.epi_n) % 2 == 1
     return dataclasses.replace(dp, decomposition=kind, **({"epi_buffers": 1} if odd else {}))
 
@@ -207,7 +225,8 @@ def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str) -> GemmCo
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
                       cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
-    one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`) is modelled `min_gain` faster."""
+    one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
+    where `_clustered_split_pays` and it runs in one round, is modelled `min_gain` faster."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
@@ -225,21 +244,46 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     if shape.m < STREAM_K_MIN_M:
         kinds = ("split_k",)
     best_cfg, best = dp_cfg, dp
-    for tile in tiles:
+    # split-K also on SPLIT_K_CLUSTERS with 16-bit operands (stream-K and the decode-like rows without a cluster)
+    clusters = SPLIT_K_CLUSTERS if not small and dp_cfg.ab_bytes == 2 else ((1, 1),)
+    for tile, cluster in itertools.product(tiles, clusters):
         if dp_cfg.c_dtype == "float32" and tile[1] == 256:
             continue
         if dp_cfg.has_input and tile[1] > MAX_SPLIT_INPUT_TILE_N:
             continue
+        on = kinds if cluster == (1, 1) else tuple(k for k in kinds if k == "split_k")
+        if not on or (cluster != (1, 1) and not _clustered_split_pays(shape, tile)):
+            continue
         try:
-            cfg = shared_k_config(dp_cfg, tile, kinds[0])
+            cfg = shared_k_config(dp_cfg, tile, on[0], cluster)
         except ValueError:
             continue  # e.g. a float32 C on a tile past its staging buffers
-        c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, kinds)
+        c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, on)
+        if cluster != (1, 1) and not _one_round(shape, cfg, c.splits, num_sms):
+            continue
         if c.kind != "data_parallel" and c.us < best.us:
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
     if best.us < dp.us * (1 - _min_gain(shape, cal)):
         return best_cfg, best
     return deep, dp
+
+
+def clustered_split_tile(tile: tuple[int, int]) -> bool:
+    """Whether split-K on `tile` may take a cluster of `SPLIT_K_CLUSTERS`: N <= 128 or M 64 (not 128x256)."""
+    return tile[1] <= 128 or tile[0] == 64
+
+
+def _clustered_split_pays(shape: Any, tile: tuple[int, int]) -> bool:
+    """Whether split-K on `tile` may take a cluster for `shape`: K of `CLUSTERED_SPLIT_MIN_K` or more on a
+    `clustered_split_tile`."""
+    return shape.k >= CLUSTERED_SPLIT_MIN_K and clustered_split_tile(tile)
+
+
+def _one_round(shape: Any, cfg: GemmConfig, splits: int, num_sms: int) -> bool:
+    """Whether every split-K unit of cfg's tiles (`splits` parts each) runs at once on `num_sms` SMs."""
+    sched = cfg.tile_scheduler
+    tiles_m, tiles_n, _ = sched.problem_tiles(shape.m, shape.n, shape.k)
+    return sched.units_of_tiles(tiles_m, tiles_n, shape.l) * splits <= sched.max_clusters(num_sms)
 
 
 def deepened(shape: Any, cfg: GemmConfig, num_sms: int) -> GemmConfig:

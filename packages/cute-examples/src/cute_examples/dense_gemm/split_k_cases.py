@@ -45,6 +45,10 @@ SPLIT_GPU_CASES = (
     # split-K: every tile in S parts
     SplitCase(_cfg("split_k", (128, 128)), (300, 700, 3000), 4, 4),
     SplitCase(_cfg("split_k", (128, 256), (2, 1), dtype="bfloat16"), (512, 1024, 4096), 3, 3),
+    # the clustered split-K that k_choice picks on one-round long-K rows (`SPLIT_K_CLUSTERS`): 64-row tiles whose 2x1
+    # cluster spans M's edge, and 128x128
+    SplitCase(_cfg("split_k", (64, 128), (2, 1)), (200, 1000, 8192), 4, 4),
+    SplitCase(_cfg("split_k", (128, 128), (2, 1), dtype="bfloat16"), (700, 900, 6000), 3, 3),
     # a decode row as k_choice sends it (M <= SMALL_M: split-K on the narrowest split tile)
     SplitCase(_cfg("split_k", (64, 128)), (1, 4096, 14336), 4, 4),
     # the 256x128 tile (two 64-row atoms per warpgroup, both in its partial tiles): split-K on a 1x2 cluster, stream-K
@@ -83,20 +87,27 @@ FUSED_SPLIT_GPU_CASES = (
     SplitCase(_cfg("stream_k", (128, 128), activation="silu", bias="m", has_alpha=True), (256, 500, 4096), 1, 3),
     # split-K on 256x128: the final part's epilogue stores both slabs of each warpgroup (bias along M, tanh GELU)
     SplitCase(_cfg("split_k", (256, 128), activation="gelu_tanh", bias="m"), (600, 1000, 4096), 3, 3),
+    # the decode bias row's pick (128 x 4096 -> 16384): split-K on 64x128 with a 2x1 cluster
+    SplitCase(_cfg("split_k", (64, 128), (2, 1), dtype="bfloat16", bias="n"), (128, 2048, 4096), 2, 2),
 )
 
 
 def split_sweep_configs() -> list[GemmConfig]:
     """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
-    choice uses for them (k_choice's SHARED_K_TILES, and SMALL_M_TILES for split-K) in both dtypes, and the
-    GPU cases' (the FP8 ones: the scaled kernel's split form; the fused ones: the fused kernel's)."""
-    from .k_choice import SHARED_K_TILES, SMALL_M_TILES
+    choice uses for them (k_choice's SHARED_K_TILES, split-K also on SPLIT_K_CLUSTERS where the tile may take one,
+    and SMALL_M_TILES for split-K) in both dtypes, and the GPU cases' (the FP8 ones: the scaled kernel's split form;
+    the fused ones: the fused kernel's)."""
+    from .k_choice import SHARED_K_TILES, SMALL_M_TILES, SPLIT_K_CLUSTERS, clustered_split_tile
 
     out = []
     for dtype in AB_DTYPES:
         for kind in ("split_k", "stream_k"):
             for tile in SHARED_K_TILES:
                 out.append(_cfg(kind, tile, dtype=dtype))
+        for tile in SHARED_K_TILES:
+            for cluster in SPLIT_K_CLUSTERS[1:]:
+                if clustered_split_tile(tile):
+                    out.append(_cfg("split_k", tile, cluster, dtype=dtype))
         for tile in SMALL_M_TILES:
             out.append(_cfg("split_k", tile, dtype=dtype))
         out.append(_cfg("split_k", (128, 256), (2, 1), dtype=dtype))

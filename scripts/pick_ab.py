@@ -1,0 +1,100 @@
+"""gemm()'s pick against its pick without split-K on a 2x1 cluster (`k_choice.SPLIT_K_CLUSTERS` cut to no cluster), on
+the model suite's rows and random shapes whose pick moved, in one process on identical tensors, alternating, in CUDA
+graphs; each output checked against torch's.
+
+    python3 scripts/pick_ab.py --specs FILE   # here (MLIR host): both picks' specs
+    python -m cute_examples.build_bundle build/aot --add-specs FILE
+    python3 scripts/pick_ab.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
+
+Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
+K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+import sys
+
+from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, random_rows, write_config_specs
+
+
+@contextlib.contextmanager
+def _without_clusters():
+    from cute_examples.dense_gemm import k_choice
+
+    saved = k_choice.SPLIT_K_CLUSTERS
+    k_choice.SPLIT_K_CLUSTERS = ((1, 1),)
+    try:
+        yield
+    finally:
+        k_choice.SPLIT_K_CLUSTERS = saved
+
+
+def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
+    """((config, parts) of gemm()'s pick, (config, parts) without split-K clusters) for a shape."""
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    p = bench_shape((*mnk, 1), dtype)
+    options = (dtype, "float32", None, None, None)
+    new = plan_config(p, options, None, 132)
+    with _without_clusters():
+        old = plan_config(p, options, None, 132)
+    return new, old
+
+
+def shapes(count: int, seed: int) -> list:
+    """(dtype, (m, n, k), new pick, old pick) of the suite's and `count` random rows whose pick moved."""
+    from cute_examples.dense_gemm.bench_models import suite
+
+    out = []
+    for dtype in ("bfloat16", "float16"):
+        for s in suite():
+            if s.l == 1:
+                new, old = picks(dtype, (s.m, s.n, s.k))
+                if new != old:
+                    out.append((dtype, (s.m, s.n, s.k), new, old))
+
+    def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
+        new, old = picks(dtype, mnk)
+        return (dtype, mnk, new, old) if new != old else None
+
+    return out + random_rows(count, seed, row, k_from=512)
+
+
+def main() -> int:
+    args = ab_arguments(__doc__, "both picks' specs", 40, 1130)
+    rows = shapes(args.count, args.seed)
+    if args.specs:
+        n = write_config_specs(args.specs, [c for _, _, new, old in rows for c, _ in (new, old)])
+        print(f"{len(rows)} rows, {n} specs written to {args.specs}")
+        return 0
+    import torch
+    from cute_examples.timing import interleaved_graph_ms
+
+    print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
+    print(f"{'dtype':9} {'M x N x K':20} {'new us':>8} {'old us':>8} {'new/old':>8} {'torch/new':>9}  "
+          "new pick <- old pick")
+    ratios = []
+    for dtype, mnk, (new, s_new), (old, s_old) in rows:
+        torch.manual_seed(0)
+        ops = _operands(mnk, dtype, 0)
+        launches = []
+        for cfg, splits in ((new, s_new), (old, s_old)):
+            launch, err, _ = _prepare(cfg, splits, ops, 132)
+            if not err <= 2e-2:
+                raise AssertionError(f"{cfg.name} S={splits} {mnk}: normwise error {err:.1e}")
+            launches.append(launch)
+        us = [t * 1e3 for t in interleaved_graph_ms([*launches, ops[4]], calls=graph_calls(mnk),
+                                                      iterations=5 * args.rounds, rounds=args.rounds)]
+        ratios.append(us[0] / us[1])
+        print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
+              f"{us[2] / us[0]:9.3f}  {new.name} S={s_new} <- {old.name} S={s_old}", flush=True)
+    print(f"new / old: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
+          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
