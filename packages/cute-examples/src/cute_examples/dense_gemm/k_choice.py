@@ -66,8 +66,8 @@ SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
 # of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64 (`_clustered_split_pays`). On the
 # H200 long-K sweep (the tests' `data/long_k_sweep_h200.json`: 22 shapes of M 169..1953, K 3544..16064 whose
-# data-parallel pick ran one round) split-K with a 2x1 cluster was the fastest config of 11, and gemm()'s choice ran
-# at 0.844 of the fastest measured config without it. Measured with `scripts/pick_ab.py` (the pick against the pick
+# data-parallel pick ran one round) split-K with a 2x1 cluster was the fastest config of 11, and gemm()'s choice runs
+# at 0.902 of the fastest measured config with it, 0.844 without (13 measured picks). Measured with `scripts/pick_ab.py` (the pick against the pick
 # without clusters, both in CUDA graphs on identical tensors): with every tile and K, 48 random and suite rows whose
 # pick moved ran 0.946 of the old time but 128x256's moves lost up to 1.29x (512 x 4096 x 4096) and K <= 1968 up to
 # 1.55x; with the tile and K rule, 44 fresh random rows (seed 2291) ran 0.874 of the old time, 41 of them faster (worst
