@@ -67,11 +67,12 @@ SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64 (`_clustered_split_pays`). On the
 # H200 long-K sweep (the tests' `data/long_k_sweep_h200.json`: 22 shapes of M 169..1953, K 3544..16064 whose
 # data-parallel pick ran one round) split-K with a 2x1 cluster was the fastest config of 11, and gemm()'s choice runs
-# at 0.902 of the fastest measured config with it, 0.844 without (13 measured picks). Measured with `scripts/pick_ab.py` (the pick against the pick
-# without clusters, both in CUDA graphs on identical tensors): with every tile and K, 48 random and suite rows whose
-# pick moved ran 0.946 of the old time but 128x256's moves lost up to 1.29x (512 x 4096 x 4096) and K <= 1968 up to
-# 1.55x; with the tile and K rule, 44 fresh random rows (seed 2291) ran 0.874 of the old time, 41 of them faster (worst
-# 1.040). A clustered stream-K was priced well under what it measured (1.10-1.20x the model's time), so it stays off.
+# at 0.902 of the fastest measured config with it, 0.844 without (13 measured picks). Measured with
+# `scripts/pick_ab.py` (the pick against the pick without clusters, both in CUDA graphs on identical tensors): with
+# every tile and K, 48 random and suite rows whose pick moved ran 0.946 of the old time but 128x256's moves lost up to
+# 1.29x (512 x 4096 x 4096) and K <= 1968 up to 1.55x; with the tile and K rule, 44 fresh random rows (seed 2291) ran
+# 0.874 of the old time, 41 of them faster (worst 1.040), and 34 more (seed 3301) 0.896. A clustered stream-K was
+# priced well under what it measured (1.10-1.20x the model's time), so it stays off.
 SPLIT_K_CLUSTERS = ((1, 1), (2, 1))
 CLUSTERED_SPLIT_MIN_K = 2048
 SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
