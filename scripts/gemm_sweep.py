@@ -15,8 +15,10 @@ without it against use_fast_accum=True.
 What the cost model (`choice.py`) ranks is measured: per shape, each config's time inside a CUDA graph (launch cost
 out of the figure) and torch.matmul's, in alternating rounds on identical tensors (A (M, K) row-major, B = W.t() of
 a contiguous (N, K) weight, as F.linear has them); every config's output is checked against torch's first. Per
-shape it prints the host's pick, the `--top` fastest configs and the ratio cuBLAS / ours of each, so that the model's
-constants can be refitted from one table. The default shapes mix the suite's weak rows with shapes outside it.
+shape it prints the host's pick (for 16-bit operands `choose_config`'s data-parallel config, the one the tile model
+ranks first, before gemm()'s `k_choice` and ping-pong steps: `scripts/pick_ab.py` and the suite judge those), the
+`--top` fastest configs and the ratio cuBLAS / ours of each, so that the model's constants can be refitted from one
+table. The default shapes mix the suite's weak rows with shapes outside it.
 """
 
 from __future__ import annotations
