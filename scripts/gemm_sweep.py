@@ -128,8 +128,7 @@ def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int, til
     for kind, tile, cluster in itertools.product(kinds, tiles or SHARED_K_TILES,
                                                  CLUSTER_CHOICES if tiles else ((1, 1),)):
         try:
-            cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind)
-            cfg = dataclasses.replace(cfg, cluster_m=cluster[0], cluster_n=cluster[1])
+            cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind, cluster)
         except (ValueError, TypeError):
             continue
         for splits in SPLITS if kind == "split_k" else (1,):

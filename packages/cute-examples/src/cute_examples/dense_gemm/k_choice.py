@@ -139,16 +139,26 @@ def partial_bytes(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: 
     return sched.partial_tiles(decomp, shape.m, shape.n, shape.k, shape.l, clusters) * cfg.tile_m * cfg.tile_n * 4
 
 
+def _launch_counts(shape: Any, cfg: GemmConfig, num_sms: int) -> tuple[int, int, int]:
+    """(cluster tiles of the problem, K tiles, clusters resident at once) of cfg's launch on `num_sms` SMs."""
+    sched = cfg.tile_scheduler
+    tiles_m, tiles_n, kt = sched.problem_tiles(shape.m, shape.n, shape.k)
+    return sched.units_of_tiles(tiles_m, tiles_n, shape.l), kt, sched.max_clusters(num_sms)
+
+
+def _split_rounds(tiles: int, kt: int, p: int, splits: int) -> int:
+    """Rounds of a split-K launch of `tiles` cluster tiles of `kt` K tiles in `splits` parts each (at most one part per
+    K tile) on `p` resident clusters (`_launch_counts`)."""
+    return -(-tiles * min(splits, kt) // p)
+
+
 def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: int = 1,
                 cal: Calibration | None = None) -> float:
     """Modelled microseconds of `shape` (m, n, k, l) with cfg's tile and cluster decomposed as `kind`."""
     from cute_nvarch.tile_scheduler import KWork
 
     cal = cal or calibration()
-    sched = cfg.tile_scheduler
-    tiles_m, tiles_n, kt = sched.problem_tiles(shape.m, shape.n, shape.k)
-    tiles = sched.units_of_tiles(tiles_m, tiles_n, shape.l)
-    p = sched.max_clusters(num_sms)
+    tiles, kt, p = _launch_counts(shape, cfg, num_sms)
     tm, tn = cfg.tile_m, cfg.tile_n
     t_k = _k_tile_us(cal, cfg, shape)
     epi = tm * tn * cfg.c_bytes / cal.sm_store_bytes_per_us
@@ -156,8 +166,7 @@ def estimate_us(shape: Any, cfg: GemmConfig, num_sms: int, kind: str, splits: in
     fixed = cal.unit_fixed_us
     if kind == "split_k":
         s = min(splits, kt)
-        rounds = -(-tiles * s // p)
-        t = rounds * (-(-kt // s) * t_k + fixed) + (s * fix if s > 1 else 0.0) + epi
+        t = _split_rounds(tiles, kt, p, s) * (-(-kt // s) * t_k + fixed) + (s * fix if s > 1 else 0.0) + epi
     elif kind == "stream_k":
         work = KWork("stream_k", tiles, kt, p)
         t = ((tiles - work.sk_tiles) // p) * (kt * t_k + epi + fixed)
@@ -260,7 +269,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
         except ValueError:
             continue  # e.g. a float32 C on a tile past its staging buffers
         c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, on)
-        if cluster != (1, 1) and not _one_round(shape, cfg, c.splits, num_sms):
+        if cluster != (1, 1) and _split_rounds(*_launch_counts(shape, cfg, num_sms), c.splits) > 1:
             continue
         if c.kind != "data_parallel" and c.us < best.us:
             best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
@@ -278,13 +287,6 @@ def _clustered_split_pays(shape: Any, tile: tuple[int, int]) -> bool:
     """Whether split-K on `tile` may take a cluster for `shape`: K of `CLUSTERED_SPLIT_MIN_K` or more on a
     `clustered_split_tile`."""
     return shape.k >= CLUSTERED_SPLIT_MIN_K and clustered_split_tile(tile)
-
-
-def _one_round(shape: Any, cfg: GemmConfig, splits: int, num_sms: int) -> bool:
-    """Whether every split-K unit of cfg's tiles (`splits` parts each) runs at once on `num_sms` SMs."""
-    sched = cfg.tile_scheduler
-    tiles_m, tiles_n, _ = sched.problem_tiles(shape.m, shape.n, shape.k)
-    return sched.units_of_tiles(tiles_m, tiles_n, shape.l) * splits <= sched.max_clusters(num_sms)
 
 
 def deepened(shape: Any, cfg: GemmConfig, num_sms: int) -> GemmConfig:
