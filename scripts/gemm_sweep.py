@@ -196,14 +196,17 @@ def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list
     return out
 
 
-def ab_arguments(doc: str, specs_help: str, count: int, seed: int) -> argparse.Namespace:
+def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
+                 baseline: tuple[str, tuple[str, ...], str] | None = None) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
-    --rounds."""
+    --rounds; with `baseline` = (default, choices, help), --baseline."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
     p.add_argument("--seed", type=int, default=seed)
     p.add_argument("--rounds", type=int, default=4)
+    if baseline is not None:
+        p.add_argument("--baseline", default=baseline[0], choices=baseline[1], help=baseline[2])
     return p.parse_args()
 
 

@@ -1,10 +1,14 @@
-"""gemm()'s pick against its pick without split-K on a 2x1 cluster (`k_choice.SPLIT_K_CLUSTERS` cut to no cluster), on
-the model suite's rows and random shapes whose pick moved, in one process on identical tensors, alternating, in CUDA
-graphs; each output checked against torch's.
+"""gemm()'s pick against its pick under a baseline rule, on the model suite's rows and random shapes whose pick moved,
+in one process on identical tensors, alternating, in CUDA graphs; each output checked against torch's.
 
     python3 scripts/pick_ab.py --specs FILE   # here (MLIR host): both picks' specs
     python -m cute_examples.build_bundle build/aot --add-specs FILE
     python3 scripts/pick_ab.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
+    python3 scripts/pick_ab.py --baseline square-split-clusters --count 16 --seed 7
+
+Baselines (`--baseline`): `no-split-clusters` (the default: `k_choice.SPLIT_K_CLUSTERS` cut to no cluster),
+`square-split-clusters` (split-K takes a cluster only on `k_choice.clustered_split_tile`'s tiles, whatever the rows'
+alignment: the rule before 128x256 took one where A's and B's rows are off sectors).
 
 Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
 K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
@@ -31,41 +35,59 @@ def _without_clusters():
         k_choice.SPLIT_K_CLUSTERS = saved
 
 
-def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
-    """((config, parts) of gemm()'s pick, (config, parts) without split-K clusters) for a shape."""
+@contextlib.contextmanager
+def _square_split_clusters():
+    from cute_examples.dense_gemm import k_choice
+
+    saved = k_choice._clustered_split_pays
+    k_choice._clustered_split_pays = lambda shape, tile: (shape.k >= k_choice.CLUSTERED_SPLIT_MIN_K
+                                                          and k_choice.clustered_split_tile(tile))
+    try:
+        yield
+    finally:
+        k_choice._clustered_split_pays = saved
+
+
+BASELINES = {"no-split-clusters": _without_clusters, "square-split-clusters": _square_split_clusters}
+
+
+def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters") -> tuple:
+    """((config, parts) of gemm()'s pick, (config, parts) under `baseline`) for a shape."""
     from cute_examples.dense_gemm.bench_run import bench_shape
     from cute_examples.dense_gemm.launch_plan import plan_config
 
     p = bench_shape((*mnk, 1), dtype)
     options = (dtype, "float32", None, None, None)
     new = plan_config(p, options, None, 132)
-    with _without_clusters():
+    with BASELINES[baseline]():
         old = plan_config(p, options, None, 132)
     return new, old
 
 
-def shapes(count: int, seed: int) -> list:
-    """(dtype, (m, n, k), new pick, old pick) of the suite's and `count` random rows whose pick moved."""
+def shapes(count: int, seed: int, baseline: str = "no-split-clusters") -> list:
+    """(dtype, (m, n, k), new pick, old pick under `baseline`) of the suite's and `count` random rows whose pick
+    moved."""
     from cute_examples.dense_gemm.bench_models import suite
 
     out = []
     for dtype in ("bfloat16", "float16"):
         for s in suite():
             if s.l == 1:
-                new, old = picks(dtype, (s.m, s.n, s.k))
+                new, old = picks(dtype, (s.m, s.n, s.k), baseline)
                 if new != old:
                     out.append((dtype, (s.m, s.n, s.k), new, old))
 
     def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
-        new, old = picks(dtype, mnk)
+        new, old = picks(dtype, mnk, baseline)
         return (dtype, mnk, new, old) if new != old else None
 
     return out + random_rows(count, seed, row, k_from=512)
 
 
 def main() -> int:
-    args = ab_arguments(__doc__, "both picks' specs", 40, 1130)
-    rows = shapes(args.count, args.seed)
+    args = ab_arguments(__doc__, "both picks' specs", 40, 1130,
+                        baseline=("no-split-clusters", tuple(BASELINES), "the rule the pick is compared with"))
+    rows = shapes(args.count, args.seed, args.baseline)
     if args.specs:
         n = write_config_specs(args.specs, [c for _, _, new, old in rows for c, _ in (new, old)])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")

@@ -38,7 +38,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calibration import Calibration, calibration
-from .choice import SMALL_M, cluster_k_tile_us, io_bytes, multicast_rows, off_sector_k_tile_us, tile_efficiency
+from .choice import (
+    SMALL_M,
+    cluster_k_tile_us,
+    io_bytes,
+    multicast_rows,
+    off_sector_k_tile_us,
+    rows_off_sectors,
+    tile_efficiency,
+)
 from .spec import GemmConfig
 
 __all__ = [
@@ -64,7 +72,10 @@ __all__ = [
 
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
-# of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64 (`_clustered_split_pays`). On the
+# of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64, and on 128x256 where A's and B's
+# rows are off sectors (`_clustered_split_pays`; a cluster takes off most of that cost, `choice.off_sector_k_tile_us`:
+# `scripts/pick_ab.py --baseline square-split-clusters`, 32 fresh random rows whose pick moved to 128x256 split-K on a
+# 2x1 cluster ran 0.756 / 0.714 of the previous pick's time (two seeds of 16), all faster, worst 0.864). On the
 # H200 long-K sweep (the tests' `data/long_k_sweep_h200.json`: 22 shapes of M 169..1953, K 3544..16064 whose
 # data-parallel pick ran one round) split-K with a 2x1 cluster was the fastest config of 11, and gemm()'s choice runs
 # at 0.902 of the fastest measured config with it, 0.844 without (13 measured picks). Measured with
@@ -279,14 +290,15 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
 
 
 def clustered_split_tile(tile: tuple[int, int]) -> bool:
-    """Whether split-K on `tile` may take a cluster of `SPLIT_K_CLUSTERS`: N <= 128 or M 64 (not 128x256)."""
+    """Whether split-K on `tile` may take a cluster of `SPLIT_K_CLUSTERS` whatever the rows' alignment: N <= 128 or M 64
+    (not 128x256)."""
     return tile[1] <= 128 or tile[0] == 64
 
 
 def _clustered_split_pays(shape: Any, tile: tuple[int, int]) -> bool:
     """Whether split-K on `tile` may take a cluster for `shape`: K of `CLUSTERED_SPLIT_MIN_K` or more on a
-    `clustered_split_tile`."""
-    return shape.k >= CLUSTERED_SPLIT_MIN_K and clustered_split_tile(tile)
+    `clustered_split_tile`, or on any tile where A's and B's rows are off sectors (`choice.rows_off_sectors`)."""
+    return shape.k >= CLUSTERED_SPLIT_MIN_K and (clustered_split_tile(tile) or rows_off_sectors(shape))
 
 
 def deepened(shape: Any, cfg: GemmConfig, num_sms: int) -> GemmConfig:
