@@ -1,6 +1,7 @@
 """Which kernels torch.matmul (cuBLAS) and torch._scaled_mm (cuBLASLt) run on the model suite's shapes, and how long.
 
     python3 scripts/cublas_kernels.py [--dtype bfloat16] [--fp8] [--min-m 1]
+    python3 scripts/cublas_kernels.py --shapes 266x14144x12152,1230x8152x15000   # these shapes instead of the suite
 
 Per shape (operands as the suite has them: A (M, K) row-major, B = W.t() of a contiguous (N, K) weight), the peer
 runs a few times under torch.profiler; each kernel it launched is printed with its mean device time. The names
@@ -37,19 +38,23 @@ def _kernels(fn, repeats: int = 5) -> list[tuple[str, float]]:
 def main(argv: list[str] | None = None) -> int:
     """Print the peer's kernels per suite shape."""
     import torch
-    from cute_examples.dense_gemm.bench_models import suite
+    from cute_examples.dense_gemm.bench_models import SuiteShape, suite
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--fp8", action="store_true", help="torch._scaled_mm on E4M3 operands (bfloat16 C)")
     p.add_argument("--min-m", type=int, default=1)
+    p.add_argument("--shapes", default="", help="comma-separated MxNxK instead of the suite's shapes")
     args = p.parse_args(argv)
     if not torch.cuda.is_available():
         print("no CUDA device")
         return 0
     dtype = getattr(torch, args.dtype)
     seen = set()
-    for s in suite():
+    shapes = suite()
+    if args.shapes:
+        shapes = [SuiteShape("shape", *(int(x) for x in t.lower().split("x"))) for t in args.shapes.split(",")]
+    for s in shapes:
         key = (s.m, s.n, s.k, s.l)
         if s.m < args.min_m or key in seen or (args.fp8 and (s.l != 1 or s.k % 16 or s.n % 16)):
             continue

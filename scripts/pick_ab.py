@@ -8,7 +8,8 @@ in one process on identical tensors, alternating, in CUDA graphs; each output ch
 
 Baselines (`--baseline`): `no-split-clusters` (the default: `k_choice.SPLIT_K_CLUSTERS` cut to no cluster),
 `square-split-clusters` (split-K takes a cluster only on `k_choice.clustered_split_tile`'s tiles, whatever the rows'
-alignment: the rule before 128x256 took one where A's and B's rows are off sectors).
+alignment: the rule before 128x256 took one where A's and B's rows are off sectors), `uniform-min-gain` (that clustered
+128x256 split needs the calibration's `min_gain`, not `k_choice.OFF_SECTOR_SPLIT_MIN_GAIN`).
 
 Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
 K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
@@ -48,7 +49,21 @@ def _square_split_clusters():
         k_choice._clustered_split_pays = saved
 
 
-BASELINES = {"no-split-clusters": _without_clusters, "square-split-clusters": _square_split_clusters}
+@contextlib.contextmanager
+def _uniform_min_gain():
+    from cute_examples.dense_gemm import k_choice
+    from cute_examples.dense_gemm.calibration import calibration
+
+    saved = k_choice.OFF_SECTOR_SPLIT_MIN_GAIN
+    k_choice.OFF_SECTOR_SPLIT_MIN_GAIN = calibration().min_gain
+    try:
+        yield
+    finally:
+        k_choice.OFF_SECTOR_SPLIT_MIN_GAIN = saved
+
+
+BASELINES = {"no-split-clusters": _without_clusters, "square-split-clusters": _square_split_clusters,
+             "uniform-min-gain": _uniform_min_gain}
 
 
 def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters") -> tuple:

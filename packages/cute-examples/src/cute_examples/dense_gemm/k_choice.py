@@ -58,6 +58,7 @@ __all__ = [
     "SHARED_K_TILES",
     "SPLIT_K_CLUSTERS",
     "CLUSTERED_SPLIT_MIN_K",
+    "OFF_SECTOR_SPLIT_MIN_GAIN",
     "clustered_split_tile",
     "shared_k_config",
     "SMALL_M",
@@ -73,9 +74,10 @@ __all__ = [
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
 # of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64, and on 128x256 where A's and B's
-# rows are off sectors (`_clustered_split_pays`; a cluster takes off most of that cost, `choice.off_sector_k_tile_us`:
-# `scripts/pick_ab.py --baseline square-split-clusters`, 32 fresh random rows whose pick moved to 128x256 split-K on a
-# 2x1 cluster ran 0.756 / 0.714 of the previous pick's time (two seeds of 16), all faster, worst 0.864). On the
+# rows are off sectors (`_clustered_split_pays`, at `OFF_SECTOR_SPLIT_MIN_GAIN`; a cluster takes off most of that cost,
+# `choice.off_sector_k_tile_us`: `scripts/pick_ab.py --baseline square-split-clusters`, 32 fresh random rows whose pick
+# moved to 128x256 split-K on a 2x1 cluster ran 0.756 / 0.714 of the previous pick's time (two seeds of 16, at the
+# calibration's min gain), all faster, worst 0.864; 0.61% of random shapes move at the final threshold). On the
 # H200 long-K sweep (the tests' `data/long_k_sweep_h200.json`: 22 shapes of M 169..1953, K 3544..16064 whose
 # data-parallel pick ran one round) split-K with a 2x1 cluster was the fastest config of 11, and gemm()'s choice runs
 # at 0.902 of the fastest measured config with it, 0.844 without (13 measured picks). Measured with
@@ -86,6 +88,12 @@ SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # priced well under what it measured (1.10-1.20x the model's time), so it stays off.
 SPLIT_K_CLUSTERS = ((1, 1), (2, 1))
 CLUSTERED_SPLIT_MIN_K = 2048
+# the modelled gain over the data-parallel pick that the clustered 128x256 split (rows off sectors) needs, instead of
+# the calibration's `min_gain` (0.2): the model prices the data-parallel picks it replaces (64- to 128-row tiles on a
+# cluster) 1.03-1.39x under what they measured, the split 1.01-1.25x (the first 32 moved rows below). H200,
+# `scripts/pick_ab.py --baseline uniform-min-gain` on fresh random rows whose pick moved: 0.1 against 0.2 0.791 / 0.815
+# of the old time (two seeds of 16, all faster, worst 0.940); 0.0 against 0.1 (16 more) 0.903, 15 faster, worst 1.009
+OFF_SECTOR_SPLIT_MIN_GAIN = 0.0
 SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
 # a data-parallel 64x64 launch without a cluster whose units leave half the SMs idle streams a long K through the
 # deepest pipeline that fits, up to DEEP_STAGES (`deepened`): on the H200 sweeps (decode, FP8, config) its 12 / 13
@@ -210,9 +218,10 @@ def _min_gain(shape: Any, cal: Calibration) -> float:
 
 
 def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,
-                         kinds: tuple[str, ...] = ("stream_k", "split_k")) -> KChoice:
+                         kinds: tuple[str, ...] = ("stream_k", "split_k"), min_gain: float | None = None) -> KChoice:
     """The fastest modelled (kind, splits) for `shape` with cfg's tile among data-parallel and `kinds`
-    (data-parallel unless `min_gain` faster; only decompositions whose partial tiles fit MAX_WORKSPACE_BYTES)."""
+    (data-parallel unless `min_gain` faster, by default the calibration's; only decompositions whose partial tiles
+    fit MAX_WORKSPACE_BYTES)."""
     from .split_k import MAX_WORKSPACE_BYTES
 
     cal = cal or calibration()
@@ -229,7 +238,8 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
         t = estimate_us(shape, cfg, num_sms, kind, s, cal)
         if t < best.us:
             best = KChoice(kind, s, t)
-    return best if best.us < dp.us * (1 - _min_gain(shape, cal)) else dp
+    gain = _min_gain(shape, cal) if min_gain is None else min_gain
+    return best if best.us < dp.us * (1 - gain) else dp
 
 
 def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
@@ -247,7 +257,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
                       cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
-    where `_clustered_split_pays` and it runs in one round, is modelled `min_gain` faster."""
+    where `_clustered_split_pays` and it runs in one round, is modelled `min_gain` faster (the clustered 128x256 split
+    where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`)."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
@@ -264,7 +275,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
     if shape.m < STREAM_K_MIN_M:
         kinds = ("split_k",)
-    best_cfg, best = dp_cfg, dp
+    best_cfg, best, best_gain = dp_cfg, dp, _min_gain(shape, cal)
     # split-K also on SPLIT_K_CLUSTERS with 16-bit operands (stream-K and the decode-like rows without a cluster)
     clusters = SPLIT_K_CLUSTERS if not small and dp_cfg.ab_bytes == 2 else ((1, 1),)
     for tile, cluster in itertools.product(tiles, clusters):
@@ -279,12 +290,15 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
             cfg = shared_k_config(dp_cfg, tile, on[0], cluster)
         except ValueError:
             continue  # e.g. a float32 C on a tile past its staging buffers
-        c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, on)
+        # the clustered 128x256 split where rows are off sectors needs less modelled gain (`OFF_SECTOR_SPLIT_MIN_GAIN`)
+        off_sector = cluster != (1, 1) and not clustered_split_tile(tile)
+        gain = OFF_SECTOR_SPLIT_MIN_GAIN if off_sector else _min_gain(shape, cal)
+        c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, on, gain)
         if cluster != (1, 1) and _split_rounds(*_launch_counts(shape, cfg, num_sms), c.splits) > 1:
             continue
-        if c.kind != "data_parallel" and c.us < best.us:
-            best_cfg, best = dataclasses.replace(cfg, decomposition=c.kind), c
-    if best.us < dp.us * (1 - _min_gain(shape, cal)):
+        if c.kind != "data_parallel" and c.us < dp.us * (1 - gain) and (best is dp or c.us < best.us):
+            best_cfg, best, best_gain = dataclasses.replace(cfg, decomposition=c.kind), c, gain
+    if best.us < dp.us * (1 - best_gain):
         return best_cfg, best
     return deep, dp
 

@@ -1,0 +1,79 @@
+"""gemm()'s pick against torch.matmul (cuBLAS) on random shapes, in one process on identical tensors, alternating, in
+CUDA graphs; each output checked against torch's; the ratios grouped by the launch's class.
+
+    python3 scripts/pick_survey.py --specs FILE   # here (MLIR host): the picks' specs
+    python -m cute_examples.build_bundle build/aot --add-specs FILE
+    python3 scripts/pick_survey.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
+
+Shapes: `--count` random ones (M 64..8191, N 256..16376 and K 512..16376 in multiples of 8, both 16-bit dtypes, seed
+`--seed`). Per row: cuBLAS / ours (above 1: ours faster), gemm()'s config and split-K parts; then the geometric mean
+per class: M < 512 or not, one round of the data-parallel tiles or more, A's and B's rows on or off 32-byte sectors
+(`choice.rows_off_sectors`), and the decomposition picked.
+"""
+
+from __future__ import annotations
+
+import collections
+import statistics
+import sys
+
+from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, random_rows, write_config_specs
+
+
+def pick(dtype: str, mnk: tuple[int, int, int]) -> tuple:
+    """(config, split-K parts) of gemm()'s pick for a shape on a 132-SM GPU."""
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    return plan_config(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), None, 132)
+
+
+def classes(dtype: str, mnk: tuple[int, int, int], cfg) -> tuple[str, ...]:  # noqa: ANN001 - a GemmConfig
+    """The row's class labels: M range, rounds of its data-parallel tiles, row alignment, decomposition."""
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.choice import rows_off_sectors
+
+    m, n, k = mnk
+    sched = cfg.tile_scheduler
+    tm, tn, _ = sched.problem_tiles(m, n, k)
+    rounds = -(-sched.units_of_tiles(tm, tn, 1) // sched.max_clusters(132))
+    off = rows_off_sectors(bench_shape((*mnk, 1), dtype))
+    return ("M<512" if m < 512 else "M>=512", "1 round" if rounds == 1 else "rounds>1",
+            "rows off sectors" if off else "rows on sectors", cfg.decomposition)
+
+
+def main() -> int:
+    args = ab_arguments(__doc__, "the picks' specs", 48, 2026)
+    rows = random_rows(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *pick(dtype, mnk)), k_from=512)
+    if args.specs:
+        n = write_config_specs(args.specs, [cfg for _, _, cfg, _ in rows])
+        print(f"{len(rows)} rows, {n} specs written to {args.specs}")
+        return 0
+    import torch
+    from cute_examples.timing import interleaved_graph_ms
+
+    print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
+    print(f"{'dtype':9} {'M x N x K':20} {'ours us':>8} {'torch us':>8} {'torch/ours':>10}  config")
+    ratios, grouped = [], collections.defaultdict(list)
+    for dtype, mnk, cfg, splits in rows:
+        torch.manual_seed(0)
+        ops = _operands(mnk, dtype, 0)
+        launch, err, label = _prepare(cfg, splits, ops, 132)
+        if not err <= 2e-2:
+            raise AssertionError(f"{cfg.name} S={splits} {mnk}: normwise error {err:.1e}")
+        ours, peer = (t * 1e3 for t in interleaved_graph_ms([launch, ops[4]], calls=graph_calls(mnk),
+                                                             iterations=5 * args.rounds, rounds=args.rounds))
+        ratios.append(peer / ours)
+        for c in classes(dtype, mnk, cfg):
+            grouped[c].append(peer / ours)
+        print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {ours:8.2f} {peer:8.2f} {peer / ours:10.3f}  {cfg.name} "
+              f"S={splits} {label}", flush=True)
+    print(f"torch / ours: geomean {statistics.geometric_mean(ratios):.3f} over {len(ratios)} rows "
+          f"(min {min(ratios):.3f}, max {max(ratios):.3f})")
+    for c, rs in sorted(grouped.items()):
+        print(f"  {c:18} {len(rs):3} rows  geomean {statistics.geometric_mean(rs):.3f}  min {min(rs):.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
