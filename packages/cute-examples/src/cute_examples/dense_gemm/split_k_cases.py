@@ -89,6 +89,10 @@ FUSED_SPLIT_GPU_CASES = (
     SplitCase(_cfg("split_k", (256, 128), activation="gelu_tanh", bias="m"), (600, 1000, 4096), 3, 3),
     # the decode bias row's pick (128 x 4096 -> 16384): split-K on 64x128 with a 2x1 cluster
     SplitCase(_cfg("split_k", (64, 128), (2, 1), dtype="bfloat16", bias="n"), (128, 2048, 4096), 2, 2),
+    # split-K on 128x256 with a 2x1 cluster, gemm()'s pick where A's and B's rows are off sectors (K = 4104: rows of
+    # 8208 bytes, 16 mod 32): bias along N, SiLU
+    SplitCase(_cfg("split_k", (128, 256), (2, 1), dtype="bfloat16", activation="silu", bias="n"), (700, 1000, 4104),
+              3, 3),
 )
 
 
