@@ -31,14 +31,12 @@ def pick(dtype: str, mnk: tuple[int, int, int]) -> tuple:
 def classes(dtype: str, mnk: tuple[int, int, int], cfg) -> tuple[str, ...]:  # noqa: ANN001 - a GemmConfig
     """The row's class labels: M range, rounds of its data-parallel tiles, row alignment, decomposition."""
     from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.choice import rows_off_sectors
+    from cute_examples.dense_gemm.choice import _rounds_of, rows_off_sectors
 
-    m, n, k = mnk
-    sched = cfg.tile_scheduler
-    tm, tn, _ = sched.problem_tiles(m, n, k)
-    rounds = -(-sched.units_of_tiles(tm, tn, 1) // sched.max_clusters(132))
-    off = rows_off_sectors(bench_shape((*mnk, 1), dtype))
-    return ("M<512" if m < 512 else "M>=512", "1 round" if rounds == 1 else "rounds>1",
+    shape = bench_shape((*mnk, 1), dtype)
+    rounds = _rounds_of(cfg.tile_scheduler, shape, 132)
+    off = rows_off_sectors(shape)
+    return ("M<512" if mnk[0] < 512 else "M>=512", "1 round" if rounds == 1 else "rounds>1",
             "rows off sectors" if off else "rows on sectors", cfg.decomposition)
 
 
