@@ -516,7 +516,7 @@ def test_split_k_takes_a_2x1_cluster_only_on_one_round_long_k_16_bit_rows():
     assert not clustered_split_tile((128, 256)) and clustered_split_tile((64, 256)) and clustered_split_tile((128, 128))
     short, _ = pick(878, 504, CLUSTERED_SPLIT_MIN_K - 448)  # measured 1.47x slower on a 2x1 split
     assert short.cluster_size == 1 or not short.shares_k, short.name
-    for m, n, k in ((512, 4096, 4096), (512, 4096, 14336)):  # 128x256 stays unclustered (1.2-1.3x slower clustered)
+    for m, n, k in ((512, 4096, 4096), (512, 4096, 14336)):  # aligned rows: 128x256 stays unclustered (1.2-1.3x slower)
         cfg, _ = pick(m, n, k)
         assert not (cfg.shares_k and cfg.cluster_size > 1), cfg.name
     # rows off sectors (K = 8 mod 16): 128x256 splits on a 2x1 cluster (H200: 0.56 of the 64x160 1x2 pick's time);
