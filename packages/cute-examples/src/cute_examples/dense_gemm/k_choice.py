@@ -23,7 +23,8 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
 tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
 `SHARED_K_TILES` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only), and split-K with a 2x1 cluster
-where one round of it covers a long K (`SPLIT_K_CLUSTERS`); for M <= `SMALL_M` (decode-like rows) only split-K on
+where one round of it covers a long K (`SPLIT_K_CLUSTERS`; on 128x256 only where A's and B's rows are off sectors, at
+`OFF_SECTOR_SPLIT_MIN_GAIN` instead of `min_gain`); for M <= `SMALL_M` (decode-like rows) only split-K on
 the narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
 data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are in
 `k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate --write`
