@@ -244,6 +244,32 @@ def _prepare(cfg, splits: int, ops: tuple, sms: int, order: tuple = (None, None)
     return prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(*scales) if scales else (), order)
 
 
+def graph_ab(mnk: tuple[int, int, int], dtype: str, picks: list, rounds: int, keep_outputs: bool = False) -> tuple:
+    """The A/B scripts' timing of one shape: each (config, split-K parts) of `picks` on the shape's operands (seed 0;
+    each checked against torch's first: AssertionError past a normwise error of 2e-2) and torch.matmul, in CUDA graphs
+    in alternating rounds on identical tensors. Returns (microseconds per pick then torch's, the picks' schedule
+    labels, with `keep_outputs` each pick's output after one launch, else None)."""
+    import torch
+    from cute_examples.timing import interleaved_graph_ms
+
+    torch.manual_seed(0)
+    ops = _operands(mnk, dtype, 0)
+    launches, labels, outs = [], [], []
+    for cfg, splits in picks:
+        launch, err, label = _prepare(cfg, splits, ops, 132)
+        if not err <= 2e-2:
+            raise AssertionError(f"{cfg.name} S={splits} {mnk}: normwise error {err:.1e}")
+        if keep_outputs:
+            launch()
+            torch.cuda.synchronize()
+            outs.append(ops[2].clone())
+        launches.append(launch)
+        labels.append(label)
+    us = [t * 1e3 for t in interleaved_graph_ms([*launches, ops[4]], calls=graph_calls(mnk), iterations=5 * rounds,
+                                                  rounds=rounds)]
+    return us, labels, (outs if keep_outputs else None)
+
+
 def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):  # noqa: ANN202 - a GemmConfig
     """The config the host picks for a shape (gemm()'s for FP8 with per-tensor device scales)."""
     from cute_examples.dense_gemm.bench_run import bench_config

@@ -21,7 +21,7 @@ import contextlib
 import statistics
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
 
 
 @contextlib.contextmanager
@@ -108,23 +108,13 @@ def main() -> int:
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
     import torch
-    from cute_examples.timing import interleaved_graph_ms
 
     print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
     print(f"{'dtype':9} {'M x N x K':20} {'new us':>8} {'old us':>8} {'new/old':>8} {'torch/new':>9}  "
           "new pick <- old pick")
     ratios = []
     for dtype, mnk, (new, s_new), (old, s_old) in rows:
-        torch.manual_seed(0)
-        ops = _operands(mnk, dtype, 0)
-        launches = []
-        for cfg, splits in ((new, s_new), (old, s_old)):
-            launch, err, _ = _prepare(cfg, splits, ops, 132)
-            if not err <= 2e-2:
-                raise AssertionError(f"{cfg.name} S={splits} {mnk}: normwise error {err:.1e}")
-            launches.append(launch)
-        us = [t * 1e3 for t in interleaved_graph_ms([*launches, ops[4]], calls=graph_calls(mnk),
-                                                      iterations=5 * args.rounds, rounds=args.rounds)]
+        us, _, _ = graph_ab(mnk, dtype, [(new, s_new), (old, s_old)], args.rounds)
         ratios.append(us[0] / us[1])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
               f"{us[2] / us[0]:9.3f}  {new.name} S={s_new} <- {old.name} S={s_old}", flush=True)

@@ -17,7 +17,7 @@ import collections
 import statistics
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
 
 
 def pick(dtype: str, mnk: tuple[int, int, int]) -> tuple:
@@ -48,19 +48,12 @@ def main() -> int:
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
     import torch
-    from cute_examples.timing import interleaved_graph_ms
 
     print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
     print(f"{'dtype':9} {'M x N x K':20} {'ours us':>8} {'torch us':>8} {'torch/ours':>10}  config")
     ratios, grouped = [], collections.defaultdict(list)
     for dtype, mnk, cfg, splits in rows:
-        torch.manual_seed(0)
-        ops = _operands(mnk, dtype, 0)
-        launch, err, label = _prepare(cfg, splits, ops, 132)
-        if not err <= 2e-2:
-            raise AssertionError(f"{cfg.name} S={splits} {mnk}: normwise error {err:.1e}")
-        ours, peer = (t * 1e3 for t in interleaved_graph_ms([launch, ops[4]], calls=graph_calls(mnk),
-                                                             iterations=5 * args.rounds, rounds=args.rounds))
+        (ours, peer), (label,), _ = graph_ab(mnk, dtype, [(cfg, splits)], args.rounds)
         ratios.append(peer / ours)
         for c in classes(dtype, mnk, cfg):
             grouped[c].append(peer / ours)

@@ -17,7 +17,7 @@ import dataclasses
 import statistics
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
 
 
 def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], object]]:
@@ -50,28 +50,14 @@ def main() -> int:
         print(f"{n} specs written to {args.specs}")
         return 0
     import torch
-    from cute_examples.timing import interleaved_graph_ms
 
     print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
     print(f"{'dtype':9} {'M x N x K':20} {'pp us':>8} {'coop us':>8} {'pp/coop':>8} {'torch/pp':>8}  config")
     ratios = []
     for dtype, mnk, cfg in rows:
-        torch.manual_seed(0)
-        ops = _operands(mnk, dtype, 0)
         coop = dataclasses.replace(cfg, schedule="cooperative")
-        launches, outs = [], []
-        for c in (cfg, coop):
-            launch, err, _ = _prepare(c, 1, ops, 132)
-            if not err <= 2e-2:
-                raise AssertionError(f"{c.name} {mnk}: normwise error {err:.1e}")
-            launch()
-            torch.cuda.synchronize()
-            outs.append(ops[2].clone())
-            launches.append(launch)
+        us, _, outs = graph_ab(mnk, dtype, [(cfg, 1), (coop, 1)], args.rounds, keep_outputs=True)
         same = torch.equal(outs[0], outs[1])
-        calls = graph_calls(mnk)
-        us = [t * 1e3 for t in interleaved_graph_ms([*launches, ops[4]], calls=calls, iterations=5 * args.rounds,
-                                                      rounds=args.rounds)]
         ratios.append(us[0] / us[1])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
               f"{us[2] / us[0]:8.3f}  {cfg.name}{'' if same else '  (outputs differ)'}", flush=True)
