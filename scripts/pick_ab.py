@@ -40,13 +40,16 @@ def _without_clusters():
 def _square_split_clusters():
     from cute_examples.dense_gemm import k_choice
 
-    saved = k_choice._clustered_split_pays
-    k_choice._clustered_split_pays = lambda shape, tile: (shape.k >= k_choice.CLUSTERED_SPLIT_MIN_K
-                                                          and k_choice.clustered_split_tile(tile))
+    def square(shape, tile, cal):  # noqa: ANN001, ANN202 - k_choice._clustered_split_gain's arguments
+        pays = shape.k >= k_choice.CLUSTERED_SPLIT_MIN_K and k_choice.clustered_split_tile(tile)
+        return k_choice._min_gain(shape, cal) if pays else None
+
+    saved = k_choice._clustered_split_gain
+    k_choice._clustered_split_gain = square
     try:
         yield
     finally:
-        k_choice._clustered_split_pays = saved
+        k_choice._clustered_split_gain = saved
 
 
 @contextlib.contextmanager

@@ -75,7 +75,7 @@ __all__ = [
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
 # of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64, and on 128x256 where A's and B's
-# rows are off sectors (`_clustered_split_pays`, at `OFF_SECTOR_SPLIT_MIN_GAIN`; a cluster takes off most of that cost,
+# rows are off sectors (`_clustered_split_gain`, at `OFF_SECTOR_SPLIT_MIN_GAIN`; a cluster takes off most of that cost,
 # `choice.off_sector_k_tile_us`: `scripts/pick_ab.py --baseline square-split-clusters`, 32 fresh random rows whose pick
 # moved to 128x256 split-K on a 2x1 cluster ran 0.756 / 0.714 of the previous pick's time (two seeds of 16, at the
 # calibration's min gain), all faster, worst 0.864; 0.61% of random shapes move at the final threshold). On the
@@ -258,8 +258,8 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
                       cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
     one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
-    where `_clustered_split_pays` and it runs in one round, is modelled `min_gain` faster (the clustered 128x256 split
-    where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`)."""
+    where `_clustered_split_gain` allows one and it runs in one round, is modelled `min_gain` faster (the clustered
+    128x256 split where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`)."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
@@ -284,16 +284,15 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
             continue
         if dp_cfg.has_input and tile[1] > MAX_SPLIT_INPUT_TILE_N:
             continue
+        # the modelled gain the candidate needs; None: the tile takes no cluster for this shape
+        gain = _min_gain(shape, cal) if cluster == (1, 1) else _clustered_split_gain(shape, tile, cal)
         on = kinds if cluster == (1, 1) else tuple(k for k in kinds if k == "split_k")
-        if not on or (cluster != (1, 1) and not _clustered_split_pays(shape, tile)):
+        if not on or gain is None:
             continue
         try:
             cfg = shared_k_config(dp_cfg, tile, on[0], cluster)
         except ValueError:
             continue  # e.g. a float32 C on a tile past its staging buffers
-        # the clustered 128x256 split where rows are off sectors needs less modelled gain (`OFF_SECTOR_SPLIT_MIN_GAIN`)
-        off_sector = cluster != (1, 1) and not clustered_split_tile(tile)
-        gain = OFF_SECTOR_SPLIT_MIN_GAIN if off_sector else _min_gain(shape, cal)
         c = choose_decomposition(shape, dataclasses.replace(cfg, decomposition="data_parallel"), num_sms, cal, on, gain)
         if cluster != (1, 1) and _split_rounds(*_launch_counts(shape, cfg, num_sms), c.splits) > 1:
             continue
@@ -310,10 +309,15 @@ def clustered_split_tile(tile: tuple[int, int]) -> bool:
     return tile[1] <= 128 or tile[0] == 64
 
 
-def _clustered_split_pays(shape: Any, tile: tuple[int, int]) -> bool:
-    """Whether split-K on `tile` may take a cluster for `shape`: K of `CLUSTERED_SPLIT_MIN_K` or more on a
-    `clustered_split_tile`, or on any tile where A's and B's rows are off sectors (`choice.rows_off_sectors`)."""
-    return shape.k >= CLUSTERED_SPLIT_MIN_K and (clustered_split_tile(tile) or rows_off_sectors(shape))
+def _clustered_split_gain(shape: Any, tile: tuple[int, int], cal: Calibration) -> float | None:
+    """The modelled gain split-K on `tile` with a cluster of `SPLIT_K_CLUSTERS` needs for `shape`, None where it may
+    take none: K of `CLUSTERED_SPLIT_MIN_K` or more, then the calibration's `min_gain` on a `clustered_split_tile` and
+    `OFF_SECTOR_SPLIT_MIN_GAIN` on any other tile where A's and B's rows are off sectors (`choice.rows_off_sectors`)."""
+    if shape.k < CLUSTERED_SPLIT_MIN_K:
+        return None
+    if clustered_split_tile(tile):
+        return _min_gain(shape, cal)
+    return OFF_SECTOR_SPLIT_MIN_GAIN if rows_off_sectors(shape) else None
 
 
 def deepened(shape: Any, cfg: GemmConfig, num_sms: int) -> GemmConfig:
