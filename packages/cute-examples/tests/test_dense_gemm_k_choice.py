@@ -51,8 +51,8 @@ def test_suite_and_its_configs_are_in_the_bundle():
     assert any(s.l > 1 for s in shapes) and any(s.m % 2 for s in shapes)
     names = {c.name for c in aot_configs()}
     assert all(c.name in names for c in model_configs())
-    cfg, choice = row_config(shapes[0], "bfloat16", 132, "data_parallel")
-    assert choice.kind == "data_parallel" and not cfg.shares_k
+    cfg, splits = row_config(shapes[0], "bfloat16", 132, "data_parallel")
+    assert cfg.decomposition == "data_parallel" and splits == 1 and not cfg.shares_k
     with pytest.raises(ValueError, match="decomposition must be one of"):
         row_config(shapes[0], "bfloat16", 132, "tiles")
 
@@ -191,8 +191,8 @@ def test_the_whole_choice_runs_near_the_fastest_measured_config(monkeypatch, req
             measured.setdefault((m, n, k), {})[(tm, tn, cm, cn, schedule, kind, splits)] = us
     logs, missing = [], []
     for (m, n, k), times in measured.items():
-        cfg, choice = row_config(SuiteShape("sweep", m, n, k), "bfloat16", 132, "auto")
-        key = (cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n, cfg.schedule, choice.kind, choice.splits)
+        cfg, splits = row_config(SuiteShape("sweep", m, n, k), "bfloat16", 132, "auto")
+        key = (cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n, cfg.schedule, cfg.decomposition, splits)
         if key in times:
             logs.append(math.log(min(times.values()) / times[key]))
         else:
@@ -295,8 +295,8 @@ def test_the_decode_choice_runs_near_the_fastest_measured_config():
         logs = []
         for (m, n, k), times in shapes.items():
             if dtype == "bfloat16":
-                cfg, choice = row_config(SuiteShape("decode", m, n, k), dtype, 132, "auto")
-                key = (cfg.name, choice.splits)
+                cfg, splits = row_config(SuiteShape("decode", m, n, k), dtype, 132, "auto")
+                key = (cfg.name, splits)
             else:
                 shape = GemmShape(m, n, k, 1, ab_dtype=dtype, c_dtype="bfloat16", a_major="k", b_major="k",
                                   c_major="n")
@@ -452,8 +452,8 @@ def _long_k_choice(monkeypatch, clusters) -> tuple[float, int]:
             times[key] = min(us, times.get(key, us))
     logs = []
     for (m, n, k), times in measured.items():
-        cfg, c = row_config(SuiteShape("sweep", m, n, k), "bfloat16", 132, "auto")
-        key = (cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n, cfg.schedule, c.kind, c.splits)
+        cfg, splits = row_config(SuiteShape("sweep", m, n, k), "bfloat16", 132, "auto")
+        key = (cfg.tile_m, cfg.tile_n, cfg.cluster_m, cfg.cluster_n, cfg.schedule, cfg.decomposition, splits)
         if key in times:  # the sweep's tiles: 128x128, 128x256, 64x128, 128x192, 256x128
             logs.append(math.log(min(times.values()) / times[key]))
     return math.exp(sum(logs) / len(logs)), len(logs)

@@ -73,12 +73,11 @@ def suite(quick: bool = False) -> list[SuiteShape]:
 
 
 def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
-               schedule: str = "cooperative") -> tuple[GemmConfig, Any]:
-    """(config, k_choice.KChoice) of a row: gemm()'s pick (`launch_plan.plan_config`), with its split-K / stream-K
+               schedule: str = "cooperative") -> tuple[GemmConfig, int]:
+    """(config, split-K parts) of a row: gemm()'s pick (`launch_plan.plan_config`), with its split-K / stream-K
     kernels loadable when `mode` is auto and without (the data-parallel config) otherwise; rows forced to ping-pong
     (`schedule`) are choose_config's data-parallel pick on that schedule."""
     from .bench_run import bench_config, bench_shape
-    from .k_choice import KChoice, estimate_us
     from .launch_plan import plan_config
 
     if mode not in DECOMPOSITION_MODES:
@@ -86,11 +85,8 @@ def row_config(shape: SuiteShape, dtype: str, num_sms: int, mode: str = "auto",
     mnkl = (shape.m, shape.n, shape.k, shape.l)
     problem = bench_shape(mnkl, dtype)
     if schedule == "pingpong":
-        cfg, splits = bench_config(mnkl, dtype, "pingpong", num_sms), 1
-    else:
-        cfg, splits = plan_config(problem, (dtype, "float32", None, None, None), None, num_sms,
-                                  lambda _cfg: mode == "auto")
-    return cfg, KChoice(cfg.decomposition, splits, estimate_us(problem, cfg, num_sms, cfg.decomposition, splits))
+        return bench_config(mnkl, dtype, "pingpong", num_sms), 1
+    return plan_config(problem, (dtype, "float32", None, None, None), None, num_sms, lambda _cfg: mode == "auto")
 
 
 def model_configs() -> list[GemmConfig]:
@@ -171,10 +167,10 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
             dims = f"{shape.m}x{shape.n}x{shape.k}" + (f" ({shape.l})" if shape.l > 1 else "")
             head = f"{dtype:8} {shape.label:18} {dims:24}"
             try:
-                cfg, choice = row_config(shape, dtype, num_sms, mode, schedule)
+                cfg, splits = row_config(shape, dtype, num_sms, mode, schedule)
                 a, b, c = operands(mnkl, dtype)
                 ref = torch.matmul(a, b)
-                ours, err, sched_label = prepare_row(cfg, choice.splits, a, b, c, ref, num_sms)
+                ours, err, sched_label = prepare_row(cfg, splits, a, b, c, ref, num_sms)
                 if err > TOLERANCE[dtype]:
                     row = f"{head} WRONG RESULT: relative error {err:.2e} > {TOLERANCE[dtype]:.1e}  {cfg.name} | " \
                           f"{sched_label}"
@@ -199,7 +195,7 @@ def model_rows(iterations: int = 20, quick: bool = False, mode: str = "auto",
                     nbytes = (shape.m * shape.k + shape.n * shape.k + shape.m * shape.n) * a.element_size() * shape.l
                     t_best = t_ours if g_ours is None else min(t_ours, g_ours)
                     pct = 100 * nbytes / (t_best * 1e-3) / peak if peak else float("nan")
-                    lim = limiter(bench_shape(mnkl, dtype), cfg, num_sms, choice.kind, choice.splits)
+                    lim = limiter(bench_shape(mnkl, dtype), cfg, num_sms, cfg.decomposition, splits)
                     stats["one"].append((dtype, dims, pct, lim))
                     row += f" | {pct:.1f}% of DRAM peak, limiter {lim}"
                 elif shape.m >= 512:
