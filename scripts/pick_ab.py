@@ -24,49 +24,40 @@ import sys
 from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
 
 
-@contextlib.contextmanager
-def _without_clusters():
+def _square_split_gain(shape, tile, cal):  # noqa: ANN001, ANN202 - k_choice._clustered_split_gain's arguments
+    """`k_choice._clustered_split_gain` before 128x256 took a cluster where rows are off sectors."""
     from cute_examples.dense_gemm import k_choice
 
-    saved = k_choice.SPLIT_K_CLUSTERS
-    k_choice.SPLIT_K_CLUSTERS = ((1, 1),)
-    try:
-        yield
-    finally:
-        k_choice.SPLIT_K_CLUSTERS = saved
+    pays = shape.k >= k_choice.CLUSTERED_SPLIT_MIN_K and k_choice.clustered_split_tile(tile)
+    return k_choice._min_gain(shape, cal) if pays else None
 
 
-@contextlib.contextmanager
-def _square_split_clusters():
-    from cute_examples.dense_gemm import k_choice
-
-    def square(shape, tile, cal):  # noqa: ANN001, ANN202 - k_choice._clustered_split_gain's arguments
-        pays = shape.k >= k_choice.CLUSTERED_SPLIT_MIN_K and k_choice.clustered_split_tile(tile)
-        return k_choice._min_gain(shape, cal) if pays else None
-
-    saved = k_choice._clustered_split_gain
-    k_choice._clustered_split_gain = square
-    try:
-        yield
-    finally:
-        k_choice._clustered_split_gain = saved
-
-
-@contextlib.contextmanager
-def _uniform_min_gain():
-    from cute_examples.dense_gemm import k_choice
+def _uniform_gain() -> float:
     from cute_examples.dense_gemm.calibration import calibration
 
-    saved = k_choice.OFF_SECTOR_SPLIT_MIN_GAIN
-    k_choice.OFF_SECTOR_SPLIT_MIN_GAIN = calibration().min_gain
+    return calibration().min_gain
+
+
+# each baseline: the k_choice attribute it replaces and a function that gives the replacement
+BASELINES = {
+    "no-split-clusters": ("SPLIT_K_CLUSTERS", lambda: ((1, 1),)),
+    "square-split-clusters": ("_clustered_split_gain", lambda: _square_split_gain),
+    "uniform-min-gain": ("OFF_SECTOR_SPLIT_MIN_GAIN", _uniform_gain),
+}
+
+
+@contextlib.contextmanager
+def _baseline(name: str):  # noqa: ANN202
+    """k_choice with `BASELINES[name]`'s attribute replaced, restored on exit."""
+    from cute_examples.dense_gemm import k_choice
+
+    attr, value = BASELINES[name]
+    saved = getattr(k_choice, attr)
+    setattr(k_choice, attr, value())
     try:
         yield
     finally:
-        k_choice.OFF_SECTOR_SPLIT_MIN_GAIN = saved
-
-
-BASELINES = {"no-split-clusters": _without_clusters, "square-split-clusters": _square_split_clusters,
-             "uniform-min-gain": _uniform_min_gain}
+        setattr(k_choice, attr, saved)
 
 
 def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters") -> tuple:
@@ -77,7 +68,7 @@ def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clust
     p = bench_shape((*mnk, 1), dtype)
     options = (dtype, "float32", None, None, None)
     new = plan_config(p, options, None, 132)
-    with BASELINES[baseline]():
+    with _baseline(baseline):
         old = plan_config(p, options, None, 132)
     return new, old
 
