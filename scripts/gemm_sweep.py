@@ -118,14 +118,15 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
 
 
 def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int, tiles: tuple = ()) -> list:  # noqa: ANN001
-    """(config, parts) of each shared-K kind on k_choice's tiles (cluster 1x1), or on `tiles` x every cluster, whose
-    partial tiles fit."""
+    """(config, parts) of each shared-K kind on k_choice's tiles for the operands (cluster 1x1), or on `tiles` x every
+    cluster, whose partial tiles fit."""
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES
     from cute_examples.dense_gemm.decomposed import schedule_of
-    from cute_examples.dense_gemm.k_choice import SHARED_K_TILES, shared_k_config
+    from cute_examples.dense_gemm.k_choice import shared_k_config, shared_k_tiles
+    from cute_examples.dense_gemm.spec import DTYPE_BYTES
 
     out = []
-    for kind, tile, cluster in itertools.product(kinds, tiles or SHARED_K_TILES,
+    for kind, tile, cluster in itertools.product(kinds, tiles or shared_k_tiles(DTYPE_BYTES[shape.ab_dtype]),
                                                  CLUSTER_CHOICES if tiles else ((1, 1),)):
         try:
             cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, kind, cluster)

@@ -43,6 +43,7 @@ BASELINES = {
     "no-split-clusters": ("SPLIT_K_CLUSTERS", lambda: ((1, 1),)),
     "square-split-clusters": ("_clustered_split_gain", lambda: _square_split_gain),
     "uniform-min-gain": ("OFF_SECTOR_SPLIT_MIN_GAIN", _uniform_gain),
+    "no-fitted-shared-k-tiles": ("SIXTEEN_BIT_SHARED_K_TILES", lambda: ()),
 }
 
 

@@ -112,7 +112,7 @@ def test_split_configs_compile_without_spills():
     assert all(c.config in split_sweep_configs() for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES + FUSED_SPLIT_GPU_CASES)
     for cfg in (GemmConfig(tile_n=256, cluster_m=2, decomposition="split_k"),
                 GemmConfig(tile_n=256, decomposition="stream_k"), FP8_SPLIT_GPU_CASES[0].config,
-                FUSED_SPLIT_GPU_CASES[0].config):
+                FUSED_SPLIT_GPU_CASES[0].config, SPLIT_GPU_CASES[-1].config, FUSED_SPLIT_GPU_CASES[-1].config):
         art = compile_gemm(cfg)
         r = art.resources
         assert (r["spill_stores"], r["spill_loads"]) == (0, 0), cfg.name

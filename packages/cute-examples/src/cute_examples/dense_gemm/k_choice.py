@@ -22,7 +22,7 @@ The model prices one persistent launch of a config on `num_sms` SMs from wave qu
 `choose_decomposition(shape, cfg, num_sms)` returns the kind and split count whose modelled time is least,
 keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_min_gain`) faster and its partial
 tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
-`SHARED_K_TILES` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only), and split-K with a 2x1 cluster
+`shared_k_tiles` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only), and split-K with a 2x1 cluster
 where one round of it covers a long K (`SPLIT_K_CLUSTERS`; on 128x256 only where A's and B's rows are off sectors, at
 `OFF_SECTOR_SPLIT_MIN_GAIN` instead of `min_gain`); for M <= `SMALL_M` (decode-like rows) only split-K on
 the narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
@@ -57,11 +57,13 @@ __all__ = [
     "MAX_SPLITS",
     "STREAM_K_MIN_M",
     "SHARED_K_TILES",
+    "SIXTEEN_BIT_SHARED_K_TILES",
     "SPLIT_K_CLUSTERS",
     "CLUSTERED_SPLIT_MIN_K",
     "OFF_SECTOR_SPLIT_MIN_GAIN",
     "clustered_split_tile",
     "shared_k_config",
+    "shared_k_tiles",
     "SMALL_M",
     "SMALL_M_TILES",
     "KChoice",
@@ -73,6 +75,13 @@ __all__ = [
 ]
 
 SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
+# 16-bit operands also split K on these: their N fits a narrow problem's columns closer than 128 and 256 do (N = 440:
+# two 224-column tiles, 1.8% padding, against two of 256, 16%), and the model ranks them with the others. H200,
+# `scripts/pick_ab.py --baseline no-fitted-shared-k-tiles` (fresh random rows whose pick moved, CUDA graphs, outputs
+# checked): 0.868 / 0.880 of the previous pick's time (seeds 31 and 37, 24 rows each, 44 of 48 faster, worst 1.052;
+# e.g. 4562 x 296 x 16032 142.7 -> 84.7 us, 151 x 6096 x 15704 132.7 -> 93.0); 1.7% of random shapes move, none of the
+# model suite's. Not for 8-bit operands (never measured there)
+SIXTEEN_BIT_SHARED_K_TILES = ((128, 224), (128, 192), (128, 160))
 # the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
 # of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64, and on 128x256 where A's and B's
 # rows are off sectors (`_clustered_split_gain`, at `OFF_SECTOR_SPLIT_MIN_GAIN`; a cluster takes off most of that cost,
@@ -243,6 +252,12 @@ def choose_decomposition(shape: Any, cfg: GemmConfig, num_sms: int, cal: Calibra
     return best if best.us < dp.us * (1 - gain) else dp
 
 
+def shared_k_tiles(ab_bytes: int) -> tuple[tuple[int, int], ...]:
+    """The tiles split-K and stream-K run on above `SMALL_M` for operands of `ab_bytes` bytes: `SHARED_K_TILES`, and
+    `SIXTEEN_BIT_SHARED_K_TILES` for 16-bit ones."""
+    return SHARED_K_TILES + (SIXTEEN_BIT_SHARED_K_TILES if ab_bytes == 2 else ())
+
+
 def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
                     cluster: tuple[int, int] = (1, 1)) -> GemmConfig:
     """cfg on `tile` and `cluster` with the shared-K `kind`; a tile of an odd number of epilogue chunks (an 8-bit
@@ -257,7 +272,7 @@ def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
                       cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
-    one of `SHARED_K_TILES` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
+    one of `shared_k_tiles` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
     where `_clustered_split_gain` allows one and it runs in one round, is modelled `min_gain` faster (the clustered
     128x256 split where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`)."""
     cal = cal or calibration()
@@ -273,7 +288,10 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
         # where 64x128 split-K 7 ran 11.9); with promotion split-K stays 4-5% ahead there
         return deep, dp
     small = shape.m <= SMALL_M
-    tiles, kinds = (SMALL_M_TILES, ("split_k",)) if small else (SHARED_K_TILES, ("stream_k", "split_k"))
+    if small:
+        tiles, kinds = SMALL_M_TILES, ("split_k",)
+    else:
+        tiles, kinds = shared_k_tiles(dp_cfg.ab_bytes), ("stream_k", "split_k")
     if shape.m < STREAM_K_MIN_M:
         kinds = ("split_k",)
     best_cfg, best, best_gain = dp_cfg, dp, _min_gain(shape, cal)

@@ -55,6 +55,9 @@ SPLIT_GPU_CASES = (
     # with partial tiles
     SplitCase(_cfg("split_k", (256, 128), (1, 2), dtype="bfloat16"), (512, 1024, 4096), 3, 3),
     SplitCase(_cfg("stream_k", (256, 128)), (300, 700, 3000), 1, 3),
+    # a narrow problem on the shared-K tile that fits its 440 columns (`k_choice.SIXTEEN_BIT_SHARED_K_TILES`): 128x224,
+    # seven epilogue chunks through one staging buffer
+    SplitCase(_cfg("stream_k", (128, 224), dtype="bfloat16", epi_buffers=1), (1000, 440, 6000), 1, 3),
 )
 
 
@@ -93,27 +96,27 @@ FUSED_SPLIT_GPU_CASES = (
     # 8208 bytes, 16 mod 32): bias along N, SiLU
     SplitCase(_cfg("split_k", (128, 256), (2, 1), dtype="bfloat16", activation="silu", bias="n"), (700, 1000, 4104),
               3, 3),
+    # split-K on 128x160 with a 2x1 cluster spanning M's edge, rows off sectors (K = 8200), a partial second tile of N
+    # = 296 (`k_choice.SIXTEEN_BIT_SHARED_K_TILES`): bias along N, tanh GELU
+    SplitCase(_cfg("split_k", (128, 160), (2, 1), activation="gelu_tanh", bias="n", epi_buffers=1),
+              (600, 296, 8200), 3, 3),
 )
 
 
 def split_sweep_configs() -> list[GemmConfig]:
     """Representative split-K / stream-K configs for the compile sweep (0 spills): the tiles and clusters the
-    choice uses for them (k_choice's SHARED_K_TILES, split-K also on SPLIT_K_CLUSTERS where the tile may take one,
-    and SMALL_M_TILES for split-K) in both dtypes, and the GPU cases' (the FP8 ones: the scaled kernel's split form;
+    choice uses for them (k_choice's `shared_k_tiles`, split-K also on each cluster of SPLIT_K_CLUSTERS, and
+    SMALL_M_TILES for split-K) in both dtypes, and the GPU cases' (the FP8 ones: the scaled kernel's split form;
     the fused ones: the fused kernel's)."""
-    from .k_choice import SHARED_K_TILES, SMALL_M_TILES, SPLIT_K_CLUSTERS, clustered_split_tile
+    from .k_choice import SMALL_M_TILES, SPLIT_K_CLUSTERS, shared_k_config, shared_k_tiles
 
     out = []
     for dtype in AB_DTYPES:
+        base = _cfg("data_parallel", (128, 128), dtype=dtype)
         for kind in ("split_k", "stream_k"):
-            for tile in SHARED_K_TILES:
-                out.append(_cfg(kind, tile, dtype=dtype))
-        for tile in SHARED_K_TILES:
-            for cluster in SPLIT_K_CLUSTERS[1:]:
-                if clustered_split_tile(tile):
-                    out.append(_cfg("split_k", tile, cluster, dtype=dtype))
-        for tile in SMALL_M_TILES:
-            out.append(_cfg("split_k", tile, dtype=dtype))
-        out.append(_cfg("split_k", (128, 256), (2, 1), dtype=dtype))
+            out += [shared_k_config(base, tile, kind) for tile in shared_k_tiles(base.ab_bytes)]
+        for cluster in SPLIT_K_CLUSTERS[1:]:
+            out += [shared_k_config(base, tile, "split_k", cluster) for tile in shared_k_tiles(base.ab_bytes)]
+        out += [shared_k_config(base, tile, "split_k") for tile in SMALL_M_TILES]
     out += [c.config for c in SPLIT_GPU_CASES + FP8_SPLIT_GPU_CASES + FUSED_SPLIT_GPU_CASES]
     return list(dict.fromkeys(out))
