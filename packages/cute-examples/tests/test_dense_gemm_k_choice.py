@@ -548,9 +548,9 @@ def test_split_k_takes_a_2x1_cluster_only_on_one_round_long_k_16_bit_rows():
 
 def test_narrow_problems_split_k_on_the_tile_whose_n_fits_them(monkeypatch):
     """`k_choice.SIXTEEN_BIT_SHARED_K_TILES`: a problem of few columns shares K on the 128-row tile whose N pads them
-    least (H200, scripts/pick_ab.py --baseline no-fitted-shared-k-tiles: 48 fresh random rows whose pick moved ran
-    0.868 / 0.880 of the previous pick's time, 44 faster); 8-bit operands keep `SHARED_K_TILES`; the model suite's
-    rows do not move."""
+    least (H200, scripts/pick_ab.py --baseline no-fitted-shared-k-tiles: 72 fresh random rows whose pick moved ran
+    0.898 of the previous pick's time, 61 faster); 8-bit operands keep `SHARED_K_TILES`; the model suite's rows do not
+    move."""
     from cute_examples.dense_gemm import k_choice
     from cute_examples.dense_gemm.bench_models import row_config, suite
     from cute_examples.dense_gemm.launch_plan import plan_config

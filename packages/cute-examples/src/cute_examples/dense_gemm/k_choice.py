@@ -78,9 +78,11 @@ SHARED_K_TILES = ((128, 256), (128, 128), (64, 256), (64, 128))
 # 16-bit operands also split K on these: their N fits a narrow problem's columns closer than 128 and 256 do (N = 440:
 # two 224-column tiles, 1.8% padding, against two of 256, 16%), and the model ranks them with the others. H200,
 # `scripts/pick_ab.py --baseline no-fitted-shared-k-tiles` (fresh random rows whose pick moved, CUDA graphs, outputs
-# checked): 0.868 / 0.880 of the previous pick's time (seeds 31 and 37, 24 rows each, 44 of 48 faster, worst 1.052;
-# e.g. 4562 x 296 x 16032 142.7 -> 84.7 us, 151 x 6096 x 15704 132.7 -> 93.0); 1.7% of random shapes move, none of the
-# model suite's. Not for 8-bit operands (never measured there)
+# checked): 0.868 / 0.880 / 0.947 of the previous pick's time (seeds 31, 37, 43: 24 rows each, 61 of 72 faster, 0.898
+# in all, worst 1.227 at 445 x 1488 x 3960; e.g. 4562 x 296 x 16032 142.7 -> 84.7 us, 151 x 6096 x 15704 132.7 ->
+# 93.0); 1.7% of random shapes move, none of the model suite's. Their clustered split where rows are off sectors takes
+# `OFF_SECTOR_SPLIT_MIN_GAIN` as 128x256's does (the calibration's min_gain there instead: 0.925 on the same 72 rows).
+# Not for 8-bit operands (never measured there)
 SIXTEEN_BIT_SHARED_K_TILES = ((128, 224), (128, 192), (128, 160))
 # the clusters split-K may take with 16-bit operands (stream-K, decode-like M and 8-bit operands take none), on a launch
 # of one round whose K is CLUSTERED_SPLIT_MIN_K or more, on tiles of N <= 128 or M 64, and on 128x256 where A's and B's
