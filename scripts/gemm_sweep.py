@@ -198,9 +198,9 @@ def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list
 
 
 def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
-                 baseline: tuple[str, tuple[str, ...], str] | None = None) -> argparse.Namespace:
+                 baseline: tuple[str, tuple[str, ...], str] | None = None, layers: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
-    --rounds; with `baseline` = (default, choices, help), --baseline."""
+    --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -208,6 +208,8 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
     p.add_argument("--rounds", type=int, default=4)
     if baseline is not None:
         p.add_argument("--baseline", default=baseline[0], choices=baseline[1], help=baseline[2])
+    if layers:
+        p.add_argument("--layers", action="store_true", help="the model suite's layers at random token counts")
     return p.parse_args()
 
 

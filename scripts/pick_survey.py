@@ -6,9 +6,10 @@ CUDA graphs; each output checked against torch's; the ratios grouped by the laun
     python3 scripts/pick_survey.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
 
 Shapes: `--count` random ones (M 64..8191, N 256..16376 and K 512..16376 in multiples of 8, both 16-bit dtypes, seed
-`--seed`). Per row: cuBLAS / ours (above 1: ours faster), gemm()'s config and split-K parts; then the geometric mean
-per class: M < 512 or not, one round of the data-parallel tiles or more, A's and B's rows on or off 32-byte sectors
-(`choice.rows_off_sectors`), and the decomposition picked.
+`--seed`); with `--layers`, the model suite's Llama-3 layers (`bench_models.LLAMA3`: K = in, N = out) at random token
+counts M (log-uniform in 17..8191) instead. Per row: cuBLAS / ours (above 1: ours faster), gemm()'s config and
+split-K parts; then the geometric mean per class: M < 512 or not, one round of the data-parallel tiles or more, A's and
+B's rows on or off 32-byte sectors (`choice.rows_off_sectors`), and the decomposition picked.
 """
 
 from __future__ import annotations
@@ -40,9 +41,27 @@ def classes(dtype: str, mnk: tuple[int, int, int], cfg) -> tuple[str, ...]:  # n
             "rows off sectors" if off else "rows on sectors", cfg.decomposition)
 
 
+def layer_rows(count: int, seed: int, row) -> list:  # noqa: ANN001 - row(dtype, mnk)
+    """`count` values of row(dtype, (m, n, k)) over the Llama-3 layers at random token counts and 16-bit dtypes."""
+    import math
+    import random
+
+    from cute_examples.dense_gemm.bench_models import LLAMA3
+
+    rng = random.Random(seed)
+    layers = [(k, n) for model in LLAMA3.values() for _, k, n in model]
+    out = []
+    for _ in range(count):
+        k, n = rng.choice(layers)
+        m = int(math.exp(rng.uniform(math.log(17), math.log(8192))))
+        out.append(row(rng.choice(("bfloat16", "float16")), (m, n, k)))
+    return out
+
+
 def main() -> int:
-    args = ab_arguments(__doc__, "the picks' specs", 48, 2026)
-    rows = random_rows(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *pick(dtype, mnk)), k_from=512)
+    args = ab_arguments(__doc__, "the picks' specs", 48, 2026, layers=True)
+    draw = layer_rows if args.layers else lambda c, s, r: random_rows(c, s, r, k_from=512)
+    rows = draw(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *pick(dtype, mnk)))
     if args.specs:
         n = write_config_specs(args.specs, [cfg for _, _, cfg, _ in rows])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
