@@ -198,9 +198,11 @@ def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list
 
 
 def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
-                 baseline: tuple[str, tuple[str, ...], str] | None = None, layers: bool = False) -> argparse.Namespace:
+                 baseline: tuple[str, tuple[str, ...], str] | None = None, layers: bool = False,
+                 every: bool = False, epilogue: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
-    --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers."""
+    --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers; with `every`,
+    --every; with `epilogue`, --epilogue ACT."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -210,6 +212,10 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
         p.add_argument("--baseline", default=baseline[0], choices=baseline[1], help=baseline[2])
     if layers:
         p.add_argument("--layers", action="store_true", help="the model suite's layers at random token counts")
+    if every:
+        p.add_argument("--every", action="store_true", help="also the rows the model alone would move")
+    if epilogue:
+        p.add_argument("--epilogue", metavar="ACT", help="a bias along N and this activation, through gemm()'s plans")
     return p.parse_args()
 
 
@@ -247,19 +253,26 @@ def _prepare(cfg, splits: int, ops: tuple, sms: int, order: tuple = (None, None)
     return prepare_row(cfg, splits, a, b, c, ref, sms, scaled_extra(*scales) if scales else (), order)
 
 
+def transposed_operands(ops: tuple) -> tuple:
+    """`_operands`' tuple for the transposed problem C^T = B^T A^T on the same tensors: A' = b^T, B' = a^T, C' = c^T."""
+    a, b, c, ref, *_ = ops
+    return (b.t(), a.t(), c.t(), ref.t(), None, None, ())
+
+
 def graph_ab(mnk: tuple[int, int, int], dtype: str, picks: list, rounds: int, keep_outputs: bool = False) -> tuple:
-    """The A/B scripts' timing of one shape: each (config, split-K parts) of `picks` on the shape's operands (seed 0;
-    each checked against torch's first: AssertionError past a normwise error of 2e-2) and torch.matmul, in CUDA graphs
-    in alternating rounds on identical tensors. Returns (microseconds per pick then torch's, the picks' schedule
-    labels, with `keep_outputs` each pick's output after one launch, else None)."""
+    """The A/B scripts' timing of one shape: each (config, split-K parts[, transposed]) of `picks` on the shape's
+    operands (seed 0; transposed: launched on `transposed_operands`; each checked against torch's first: AssertionError
+    past a normwise error of 2e-2) and torch.matmul, in CUDA graphs in alternating rounds on identical tensors. Returns
+    (microseconds per pick then torch's, the picks' schedule labels, with `keep_outputs` each pick's output after one
+    launch, else None)."""
     import torch
     from cute_examples.timing import interleaved_graph_ms
 
     torch.manual_seed(0)
     ops = _operands(mnk, dtype, 0)
     launches, labels, outs = [], [], []
-    for cfg, splits in picks:
-        launch, err, label = _prepare(cfg, splits, ops, 132)
+    for cfg, splits, *transposed in picks:
+        launch, err, label = _prepare(cfg, splits, transposed_operands(ops) if any(transposed) else ops, 132)
         if not err <= 2e-2:
             raise AssertionError(f"{cfg.name} S={splits} {mnk}: normwise error {err:.1e}")
         if keep_outputs:

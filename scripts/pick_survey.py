@@ -22,23 +22,28 @@ from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
 
 
 def pick(dtype: str, mnk: tuple[int, int, int]) -> tuple:
-    """(config, split-K parts) of gemm()'s pick for a shape on a 132-SM GPU."""
+    """(config, split-K parts, transposed) of gemm()'s pick for a shape on a 132-SM GPU (`launch_plan.plan_pick`: the
+    transposed problem's where gemm() runs that)."""
     from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.launch_plan import plan_config
+    from cute_examples.dense_gemm.launch_plan import plan_pick
 
-    return plan_config(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), None, 132)
+    direct, t_pick = plan_pick(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), None, 132)
+    return (*direct, False) if t_pick is None else (*t_pick, True)
 
 
-def classes(dtype: str, mnk: tuple[int, int, int], cfg) -> tuple[str, ...]:  # noqa: ANN001 - a GemmConfig
-    """The row's class labels: M range, rounds of its data-parallel tiles, row alignment, decomposition."""
+def classes(dtype: str, mnk: tuple[int, int, int], cfg, transposed: bool = False) -> tuple[str, ...]:  # noqa: ANN001
+    """The row's class labels: M range, rounds of its data-parallel tiles, row alignment, decomposition, and whether
+    gemm() runs the transposed problem."""
     from cute_examples.dense_gemm.bench_run import bench_shape
     from cute_examples.dense_gemm.choice import _rounds_of, rows_off_sectors
+    from cute_examples.dense_gemm.transposed import transposed_shape
 
     shape = bench_shape((*mnk, 1), dtype)
-    rounds = _rounds_of(cfg.tile_scheduler, shape, 132)
+    rounds = _rounds_of(cfg.tile_scheduler, transposed_shape(shape) if transposed else shape, 132)
     off = rows_off_sectors(shape)
-    return ("M<512" if mnk[0] < 512 else "M>=512", "1 round" if rounds == 1 else "rounds>1",
-            "rows off sectors" if off else "rows on sectors", cfg.decomposition)
+    labels = ("M<512" if mnk[0] < 512 else "M>=512", "1 round" if rounds == 1 else "rounds>1",
+              "rows off sectors" if off else "rows on sectors", cfg.decomposition)
+    return labels + (("transposed",) if transposed else ())
 
 
 def layer_rows(count: int, seed: int, row) -> list:  # noqa: ANN001 - row(dtype, mnk)
@@ -63,7 +68,7 @@ def main() -> int:
     draw = layer_rows if args.layers else lambda c, s, r: random_rows(c, s, r, k_from=512)
     rows = draw(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *pick(dtype, mnk)))
     if args.specs:
-        n = write_config_specs(args.specs, [cfg for _, _, cfg, _ in rows])
+        n = write_config_specs(args.specs, [cfg for _, _, cfg, *_ in rows])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
     import torch
@@ -71,13 +76,13 @@ def main() -> int:
     print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
     print(f"{'dtype':9} {'M x N x K':20} {'ours us':>8} {'torch us':>8} {'torch/ours':>10}  config")
     ratios, grouped = [], collections.defaultdict(list)
-    for dtype, mnk, cfg, splits in rows:
-        (ours, peer), (label,), _ = graph_ab(mnk, dtype, [(cfg, splits)], args.rounds)
+    for dtype, mnk, cfg, splits, transposed in rows:
+        (ours, peer), (label,), _ = graph_ab(mnk, dtype, [(cfg, splits, transposed)], args.rounds)
         ratios.append(peer / ours)
-        for c in classes(dtype, mnk, cfg):
+        for c in classes(dtype, mnk, cfg, transposed):
             grouped[c].append(peer / ours)
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {ours:8.2f} {peer:8.2f} {peer / ours:10.3f}  {cfg.name} "
-              f"S={splits} {label}", flush=True)
+              f"S={splits} {label}{' (transposed problem)' if transposed else ''}", flush=True)
     print(f"torch / ours: geomean {statistics.geometric_mean(ratios):.3f} over {len(ratios)} rows "
           f"(min {min(ratios):.3f}, max {max(ratios):.3f})")
     for c, rs in sorted(grouped.items()):

@@ -225,8 +225,24 @@ def _cpu_engine(case: tuple) -> ExecutionEngine:
             "builtin.module(convert-scf-to-cf,convert-to-llvm,reconcile-unrealized-casts)"
         ).run(module.operation)
         engine = ExecutionEngine(module, opt_level=2)
+        engine.raw_register_runtime("__truncsfbf2", ctypes.cast(_TRUNCSFBF2, ctypes.c_void_p))
     _ENGINES[case] = engine
     return engine
+
+
+def _truncsfbf2(x: float) -> float:
+    """compiler-rt's float -> bfloat16 (round to nearest even), which LLVM calls on CPUs without AVX512-BF16 and GCC
+    12's libgcc lacks: the bfloat16 in the low 16 bits of the returned float's register (x86-64 returns both in
+    xmm0)."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    if (bits & 0x7F800000) == 0x7F800000 and bits & 0x7FFFFF:
+        half = 0x7FC0 | (bits >> 16 & 0x8000)  # a quiet NaN of x's sign
+    else:
+        half = (bits + 0x7FFF + (bits >> 16 & 1)) >> 16 & 0xFFFF
+    return struct.unpack("<f", struct.pack("<I", half))[0]
+
+
+_TRUNCSFBF2 = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)(_truncsfbf2)  # alive as long as the engines
 
 
 def _run_cpu(case: tuple, bufs: list[tuple[_Buffer, int]], m: int, n: int, strides: list[int]) -> None:

@@ -9,7 +9,7 @@ the output's covered elements are poisoned with NaN and everything else must sta
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES
+from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, TRANSPOSED_CASES
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -64,6 +64,32 @@ def test_any_shape_and_stride_against_torch(case):
     torch.cuda.synchronize()
     ref = torch.matmul(a.float(), b.float())
     assert out.shape == ref.shape and float((out.float() - ref).norm() / ref.norm()) <= 1.6e-2
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", TRANSPOSED_CASES, ids=lambda c: c.name)
+def test_few_rows_run_as_the_transposed_problem(case):
+    """`transposed`: the plan runs C^T = B^T A^T (M-major C') on the same tensors, within the error bound, every
+    element outside out (its rows' padding included) untouched, the same bits on a second call and into gemm()'s own
+    output."""
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.dense_gemm.launch_plan import plans
+
+    dt = _tdt(case.dtype)
+    _, a = _buffer(case.a, dt, "randn")
+    _, b = _buffer(case.b, dt, "randn")
+    first = None
+    for _ in range(2):
+        cbuf, c = _buffer(case.out, dt, "nan")
+        untouched, mask = cbuf.clone(), _covered(cbuf, c)
+        assert gemm(a, b, c) is c
+        torch.cuda.synchronize()
+        plan = list(plans.table().values())[-1]
+        assert plan.transposed and plan.config.c_major == "m" and not plan.staged, plan.config.name
+        _check(a, b, c, cbuf, untouched, mask)
+        assert first is None or torch.equal(c, first)
+        first = c.clone()
+    assert torch.equal(gemm(a, b), first)
 
 
 @requires_sm90

@@ -179,11 +179,14 @@ def test_fused_epilogue_matches_float64_within_its_bound(case):
 
     before = set(launch_plan.plans.table())
     _run(case, 1, case.alpha, case.beta)
-    if "splitk" in case.name:  # these cases' few tiles and long K: gemm() splits K with its fused epilogue
+    if "splitk" in case.name or case.name.startswith("transposed"):
         (key,) = set(launch_plan.plans.table()) - before
         plan = launch_plan.plans.table()[key]
-        assert plan.config.decomposition == "split_k" and plan.schedule.splits >= 2, plan.config.name
-        print(case.name, plan.config.name, plan.schedule.label)
+        if "splitk" in case.name:  # these cases' few tiles and long K: gemm() splits K with its fused epilogue
+            assert plan.config.decomposition == "split_k" and plan.schedule.splits >= 2, plan.config.name
+        else:  # few rows: the transposed problem, its bias along the other mode
+            assert plan.transposed and plan.config.c_major == "m" and plan.config.bias != case.bias, plan.config.name
+        print(case.name, plan.config.name, plan.schedule.label if plan.schedule else "")
     # a plan hit: fresh tensors of the same geometry (new addresses), other alpha/beta values of the same kind
     alpha = case.alpha if case.alpha == 1 else -case.alpha * 1.5
     beta = case.beta if case.beta in (None, 0) else case.beta * 2
@@ -195,7 +198,7 @@ def test_gpu_cases_run_configs_in_the_bundle():
     from cute_examples.dense_gemm.aot import BENCH_NUM_SMS
     from cute_examples.dense_gemm.epilogue_args import check_epilogue
     from cute_examples.dense_gemm.epilogue_cases import gpu_case_configs
-    from cute_examples.dense_gemm.launch_plan import Layout, plan_config, staged_problem
+    from cute_examples.dense_gemm.launch_plan import Layout, plan_pick, staged_problem
 
     bundled = {c.name for c in gpu_case_configs(BENCH_NUM_SMS)}
     for case in GPU_CASES:
@@ -210,8 +213,9 @@ def test_gpu_cases_run_configs_in_the_bundle():
         n_out = case.n_out if case.activation == "swiglu" else None
         problem = staged_problem(la, lb, lc, n_out=n_out)
         for sms in BENCH_NUM_SMS:
-            cfg = plan_config(problem, (problem.c_dtype, "float32", None, None, None), fields, sms)[0]
-            assert cfg.name in bundled, (case.name, cfg.name)
+            direct, t_pick = plan_pick(problem, (problem.c_dtype, "float32", None, None, None), fields, sms)
+            for cfg, _ in (direct,) if t_pick is None else (direct, t_pick):
+                assert cfg.name in bundled, (case.name, cfg.name)
 
 
 def _cuda_like(t):

@@ -1,7 +1,7 @@
 """The multicast and random-problem GPU tests' kernels are planned here, into the bundle, without MLIR.
 
 `configs.gemm_call_configs` names the kernels `gemm()` asks for; here it is checked against the host's own
-steps (majors from strides, `plan_config`, the staged N-major output) on stand-in tensors, every such config
+steps (majors from strides, `plan_pick`, the staged N-major output) on stand-in tensors, every such config
 is in the catalogue that `python -m cute_examples.build_bundle` writes, and a bundle miss on a host without a
 compiler raises CompilerError (what the GPU test turns into a failure).
 """
@@ -25,7 +25,7 @@ from cute_examples.dense_gemm.configs import (
     random_problems,
 )
 from cute_examples.dense_gemm.kernel import dense_gemm, gemm_spec, kernel_of
-from cute_examples.dense_gemm.launch_plan import plan_config
+from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
 from cute_examples.dense_gemm.spec import TILE_N, TILES, GemmConfig, padded_ld
 from cute_runtime import CompilerError
 
@@ -74,9 +74,15 @@ def test_gemm_call_configs_follow_the_host_steps(sms):
         if host._store_spills_past(problem):  # gemm() stages C through an N-major scratch output
             problems.append(host.problem_of(a, b, _tensor(p.l, p.m, p.n, True, p.c_dtype, p.batched)))
         for decomposed in (False, True):
-            want = [plan_config(q, (p.c_dtype, "float32", None, None, None), None, sms, lambda _c, d=decomposed: d)[0]
-                    for q in problems]
-            assert [x.name for x in gemm_call_configs(p, sms, decomposed=decomposed)] == [x.name for x in want], p
+            want = []
+            for q in problems:
+                options, loadable = (p.c_dtype, "float32", None, None, None), (lambda _c, d=decomposed: d)
+                (direct, _), t_pick = plan_pick(q, options, None, sms, loadable)
+                assert direct == plan_config(q, options, None, sms, loadable)[0]
+                # the transposed pick, and the direct one where staging keeps a call on it
+                names = [direct.name] if t_pick is None else [t_pick[0].name, direct.name]
+                want += list(dict.fromkeys(names))
+            assert [x.name for x in gemm_call_configs(p, sms, decomposed=decomposed)] == want, p
 
 
 def test_random_problems_are_seeded_and_varied():

@@ -292,3 +292,49 @@ def test_plans_launch_programmatically(monkeypatch, tmp_path):
     a, b, c = _triple()
     launch_plan.gemm(a, b, c, stream=1)
     assert asked == [True]
+
+
+def test_a_plan_of_few_rows_runs_the_transposed_problem(monkeypatch, tmp_path):
+    """`transposed.transposes`: 139 rows of a Llama-3 8B down projection (K 14336 -> N 4096) run C^T = B^T A^T on
+    128x160 (139 in one 160-column tile where 128-row tiles pad it to 256): the plan's kernel reads b as A' and a as
+    B' and writes out M-major; with out=None it writes gemm()'s own (M, N) allocation. A call that would stage an
+    operand, and one with an input addend, keep the direct problem."""
+    import struct
+
+    from cute_examples.dense_gemm import decomposed
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
+    from cute_examples.dense_gemm.transposed import transposed_shape
+    from gemm_fakes import Driver
+
+    launches = []
+    cache = _fake_plans(monkeypatch, tmp_path, lambda cfg: GemmKernel(
+        cfg, lambda grid, stream, block: launches.append(block)), Driver)
+    monkeypatch.setattr(decomposed.Workspace, "pointers", lambda self, cfg, sch, device, stream: (1 << 40, 1 << 44))
+    m, n, k = 139, 4096, 14336
+    a = FakeCuda((m, k), dtype=torch.bfloat16, address=1 << 20)
+    b = FakeCuda((k, n), (1, k), dtype=torch.bfloat16, address=1 << 28)  # W.t() of a contiguous (N, K) weight
+    out = FakeCuda((m, n), dtype=torch.bfloat16, address=1 << 32)
+    assert launch_plan.gemm(a, b, out, stream=1) is out
+    (plan,) = cache.table().values()
+    direct = GemmShape(m, n, k, 1, "bfloat16", "bfloat16")
+    _, (t_cfg, t_splits) = plan_pick(direct, ("bfloat16", "float32", None, None, None), None, 132)
+    assert plan.transposed and plan.config == t_cfg
+    assert (t_cfg.tile_m, t_cfg.tile_n, t_cfg.c_major) == (128, 160, "m")
+    assert plan_config(transposed_shape(direct), ("bfloat16", "float32", None, None, None), None, 132)[0] == t_cfg
+    offsets = plan.kernel.layout.offsets
+    assert struct.unpack_from("<4i", launches[-1], offsets[3]) == (n, m, k, 1)  # M' = N, N' = M
+    assert plan.addresses[:3] == [b.data_ptr(), a.data_ptr(), out.data_ptr()]
+    own = launch_plan._build(a, b, None, ("bfloat16", "float32", None, None, None))  # gemm()'s own (M, N) out
+    assert own.transposed and own.config == t_cfg and own.out_shape == (m, n)
+    # with an input addend it keeps the direct problem
+    launch_plan.gemm(a, b, out, input=FakeCuda((m, n), dtype=torch.bfloat16, address=1 << 36), stream=1)
+    assert not list(cache.table().values())[-1].transposed
+    # an out whose M-major form would be staged (N ends inside a 16-byte chunk) keeps the direct problem too
+    n2 = n - 4
+    b2 = FakeCuda((k, n2), (1, k), dtype=torch.bfloat16, address=1 << 28)
+    staged = launch_plan._build(a, b2, FakeCuda((m, n2), (n, 1), dtype=torch.bfloat16, address=1 << 32),
+                                ("bfloat16", "float32", None, None, None))
+    assert staged.staged and not staged.transposed
+    assert plan_pick(GemmShape(m, n2, k, 1, "bfloat16", "bfloat16"), ("bfloat16", "float32", None, None, None), None,
+                     132)[1] is not None  # the pick alone would transpose it

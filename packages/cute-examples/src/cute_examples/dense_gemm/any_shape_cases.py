@@ -1,4 +1,5 @@
-"""Operand geometries that TMA cannot read as they are, which gemm() runs through its staging (GPU tests, bundle).
+"""Operand geometries that TMA cannot read as they are, which gemm() runs through its staging, and calls that gemm()
+runs as the transposed problem (`transposed`): GPU tests, bundle.
 
 Each case gives a, b and out as (shape, strides, storage offset) views of flat buffers (elements), so the GPU
 test builds them with `as_strided` inside guarded buffers and the AOT catalogue sees the same geometry
@@ -10,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ANY_SHAPE_CASES", "AnyShapeCase", "View", "case_layouts"]
+__all__ = ["ANY_SHAPE_CASES", "TRANSPOSED_CASES", "AnyShapeCase", "View", "case_layouts"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,22 @@ ANY_SHAPE_CASES = (
     # fewer rows than a tile in every batch: A's and C's boxes cover M's rows only (GemmConfig.a_box_rows)
     AnyShapeCase("m5_batched", "bfloat16", _row(3, 5, 64), _row(3, 64, 96), _row(3, 5, 96)),
     AnyShapeCase("m13_batched_k200", "float16", _row(2, 13, 200), _row(2, 200, 256), _row(2, 13, 256)),
+)
+
+
+def _weight_t(*shape: int) -> View:
+    """b = W.t() of a contiguous (batched) (N, K) weight: a (K, N) view with K contiguous."""
+    *lead, k, n = shape
+    return View(shape, ((k * n,) if lead else ()) + (1, k))
+
+
+# few rows of C that gemm() runs as C^T = B^T A^T (M-major C', 128x160 tiles) on a 132-SM GPU: split-K, a batched
+# data-parallel launch, stream-K into an out of padded rows (its padding must stay untouched)
+TRANSPOSED_CASES = (
+    AnyShapeCase("t139_split_bf16", "bfloat16", _row(139, 14336), _weight_t(14336, 4096), _row(139, 4096)),
+    AnyShapeCase("t130_batched_f16", "float16", _row(2, 130, 2048), _weight_t(2, 2048, 6144), _row(2, 130, 6144)),
+    AnyShapeCase("t139_streamk_ld_bf16", "bfloat16", _row(3, 139, 4096), _weight_t(3, 4096, 3072),
+                 _row(3, 139, 3072, ld=3080)),
 )
 
 

@@ -189,6 +189,16 @@ GPU_CASES = (
     EpilogueCase("gelu_tanh_alpha_wide_m_batched_f16", "float16", "float16", (512, 4096, 2048, 2), "gelu_tanh", "n",
                  alpha=0.5),
     EpilogueCase("swiglu_bias_wide_m_bf16", "bfloat16", "bfloat16", (512, 8192, 2048, 1), "swiglu", "n"),
+    # few rows that gemm() runs as the transposed problem on 132 SMs (`transposed`: 290 rows in two 160-column tiles of
+    # an M-major C'; a bias along N becomes one along M' and the reverse): a dense, a strided (staged) and a broadcast
+    # bias along N, a bias along M with alpha
+    EpilogueCase("transposed_silu_bias_bf16", "bfloat16", "bfloat16", (290, 8192, 1024, 1), "silu", "n"),
+    EpilogueCase("transposed_gelu_tanh_strided_bias_f16", "float16", "float16", (290, 8192, 1024, 1), "gelu_tanh",
+                 "n", bias_view="strided"),
+    EpilogueCase("transposed_gelu_one_bias_bf16", "bfloat16", "bfloat16", (290, 8192, 1024, 1), "gelu", "n",
+                 bias_view="one"),
+    EpilogueCase("transposed_relu_rowbias_alpha_f16", "float16", "float16", (290, 8192, 1024, 1), "relu", "m",
+                 alpha=0.5),
 )
 
 
@@ -212,13 +222,14 @@ def case_problem(case: EpilogueCase, base: int = 1 << 20) -> Any:
 
 def gpu_case_configs(num_sms: Sequence[int]) -> list[GemmConfig]:
     """The configs gemm() picks for `GPU_CASES` on GPUs of these SM counts (`aot.BENCH_NUM_SMS`), split-K and
-    stream-K ones included."""
-    from .launch_plan import plan_config
+    stream-K ones and transposed ones (`launch_plan.loadable_picks`) included."""
+    from .launch_plan import loadable_picks
 
     out = []
     for c in GPU_CASES:
         p = case_problem(c)
-        out += [plan_config(p, (p.c_dtype, "float32", None, None, None), c.fields, sms)[0] for sms in num_sms]
+        out += [cfg for sms in num_sms for cfg in loadable_picks(p, (p.c_dtype, "float32", None, None, None), c.fields,
+                                                                  sms)]
     return out
 
 

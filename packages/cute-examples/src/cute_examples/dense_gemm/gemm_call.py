@@ -133,7 +133,7 @@ class GemmCall:
         kernel counted as loadable, as it is from a bundle that holds it)."""
         from ..torch_types import torch_dtype
         from .epilogue_args import check_epilogue
-        from .launch_plan import _check, _scaled_alpha, plan_config, scale_modes, staged_problem
+        from .launch_plan import _check, _scaled_alpha, plan_pick, scale_modes, staged_problem
 
         base = 1 << 20
         shapes = self.shapes()
@@ -163,4 +163,5 @@ class GemmCall:
         problem = staged_problem(a, b, out, cd, n_out)
         options = (self.c_dtype, "float32", self.tile, self.cluster, self.variant) + (
             (self.promotion,) if self.promotion else ())
-        return [plan_config(problem, options, fields, sms)[0] for sms in num_sms]
+        picks = (plan_pick(problem, options, fields, sms) for sms in num_sms)
+        return [(t_pick or direct)[0] for direct, t_pick in picks]  # the transposed pick where gemm() runs it

@@ -75,8 +75,8 @@ from .spec import (
     runs_on,
 )
 
-__all__ = ["SIXTEEN_BIT_PINGPONG_TILES", "GemmPlan", "Layout", "PlanCache", "gemm", "gemm_picks", "pingpong_form",
-           "plan_config", "plan_key", "plans", "staged_layouts", "staged_problem"]
+__all__ = ["SIXTEEN_BIT_PINGPONG_TILES", "GemmPlan", "Layout", "PlanCache", "gemm", "gemm_picks", "loadable_picks",
+           "pingpong_form", "plan_config", "plan_key", "plan_pick", "plans", "staged_layouts", "staged_problem"]
 
 
 def plan_key(a: Any, pa: int, b: Any, pb: int, out: Any, pc: int, options: tuple) -> tuple:
@@ -284,14 +284,20 @@ class GemmPlan:
         order = (None, None)
         self.schedule = self.workspace = None
         splits = 1
+        self.transposed = False  # the kernel runs C^T = B^T A^T (`transposed`): A' = b^T, B' = a^T, C' = out^T
         if found is not None:
             cfg, order = found.config, (found.raster_along_n, found.swizzle_log)
         else:
             fields = None
             if self.epilogue is not None:
                 fields = {**self.epilogue.config_fields, "scale_a": scale_modes[0], "scale_b": scale_modes[1]}
-            cfg, splits = plan_config(problem, options, fields, props.sm_count,
-                                      lambda c: _loadable(c, cc, self.device))
+            (cfg, splits), t_pick = plan_pick(problem, options, fields, props.sm_count,
+                                              lambda c: _loadable(c, cc, self.device))
+            # the transposed pick only where neither launch stages an operand (the staged copies are the direct one's)
+            views = None if t_pick is None or self.staged else _transposed_views(a, b, out, self.out_shape,
+                                                                                  self.c_torch)
+            if views is not None:
+                (cfg, splits), problem, self.transposed = t_pick, problem_of(*views), True
         self.config = cfg
         kernel = kernel_of(cfg, cc, self.device)
         maps = tensor_maps(problem, cfg)
@@ -333,7 +339,7 @@ class GemmPlan:
             self._ws_ptr = ctypes.c_uint64.from_address(self.params.address + offsets["workspace"])
             self._flags_ptr = ctypes.c_uint64.from_address(self.params.address + offsets["flags"])
         if cfg.fused:
-            self.bias_length = bias_length_to_stage(self.epilogue, p.m, p.n)
+            self.bias_length = bias_length_to_stage(self.epilogue, *((p.n, p.m) if self.transposed else (p.m, p.n)))
             self.bias_align = bias_align(self.epilogue, DTYPE_BYTES[cfg.epilogue_dtype])
             self.epilogue_bias_length = p.n if cfg.bias == "n" else p.m
             offsets = dict(zip((prm.name for prm in kernel.layout.params), kernel.layout.offsets, strict=True))
@@ -405,8 +411,8 @@ class GemmPlan:
                                                                                 self.device, s)
             self._ws_stream = s
         if not self.staged:
-            self.point(0, pa)
-            self.point(1, pb)
+            self.point(0, pb if self.transposed else pa)
+            self.point(1, pa if self.transposed else pb)
             self.point(2, pc)
             self.launch(s)
             del staged_bias  # freed in stream order: the launch was queued first
@@ -491,6 +497,25 @@ class GemmPlan:
         return staged
 
 
+def _t(t: Any) -> Layout:
+    """The geometry of t's transpose (its last two modes swapped), at t's address."""
+    return Layout((*t.shape[:-2], t.shape[-1], t.shape[-2]), (*t.stride()[:-2], t.stride()[-1], t.stride()[-2]),
+                  t.dtype, t.data_ptr())
+
+
+def _transposed_views(a: Any, b: Any, out: Any, out_shape: tuple[int, ...], c_dtype: Any) -> tuple | None:
+    """(A', B', C') = (b^T, a^T, out^T) as the kernel reads and writes them (out None: gemm()'s padded allocation of
+    `out_shape`), or None where one of them would need a staged copy."""
+    c = out if out is not None else Layout(out_shape, padded(out_shape, c_dtype)[1], c_dtype,
+                                           a.data_ptr() & ~15 or 16)
+    ta, tb, tc = _t(b), _t(a), _t(c)
+    stages = staged_layouts(ta, tb, tc, c_dtype)[3]
+    # gemm()'s own allocation is padded: its whole-chunk stores stay inside it
+    if any(stages[:2]) or (out is not None and stages[2]):
+        return None
+    return ta, tb, tc
+
+
 def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
                 loadable: Callable[[Any], bool] = lambda cfg: True) -> tuple[Any, int]:
     """(config, split-K parts) of a plan without a tuned entry: `options` as gemm() builds them (c_dtype, acc_dtype,
@@ -513,17 +538,42 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     return cfg, splits
 
 
+def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
+              loadable: Callable[[Any], bool] = lambda cfg: True) -> tuple[tuple[Any, int], tuple[Any, int] | None]:
+    """(`plan_config`'s (config, split-K parts), the transposed problem's (`transposed.transposed_shape`, with
+    `transposed.transposed_fields`) where `transposed.transposes` says gemm() runs that, else None) of a plan without a
+    tuned entry; only calls without tile, cluster, variant or promotion may run transposed."""
+    from .transposed import may_transpose, transposed_fields, transposed_shape, transposes
+
+    pick = plan_config(problem, options, fields, num_sms, loadable)
+    t_fields = None if fields is None else transposed_fields(fields)
+    if options[2:] != (None, None, None) or (fields is not None and t_fields is None) or not may_transpose(problem):
+        return pick, None
+    t_shape = transposed_shape(problem)
+    t_pick = plan_config(t_shape, options, t_fields, num_sms, loadable)
+    return pick, (t_pick if transposes(problem, pick, t_shape, t_pick, num_sms) else None)
+
+
 def gemm_picks(problem: Any, num_sms: int, acc_dtype: str = "float32", decomposed: bool | None = None) -> list[Any]:
     """gemm()'s plain picks for a problem (anything with m, n, k, l, dtypes and majors) without tile, cluster,
     variant or tuned entry: `plan_config`'s data-parallel config (where no split-K / stream-K kernel can be had,
     `decomposed` False) and its decomposed one (where every kernel can, True); None: both, once where k_choice keeps
-    the data-parallel config."""
+    the data-parallel config (`plan_pick`'s: the transposed problem's where gemm() may run that, then also the direct
+    one)."""
     options = (problem.c_dtype, acc_dtype, None, None, None)
     picks: dict[str, Any] = {}
     for d in (False, True) if decomposed is None else (decomposed,):
-        cfg = plan_config(problem, options, None, num_sms, lambda _cfg, d=d: d)[0]
-        picks.setdefault(cfg.name, cfg)
+        for cfg in loadable_picks(problem, options, None, num_sms, lambda _cfg, d=d: d):
+            picks.setdefault(cfg.name, cfg)
     return list(picks.values())
+
+
+def loadable_picks(problem: Any, options: tuple, fields: dict | None, num_sms: int,
+                   loadable: Callable[[Any], bool] = lambda cfg: True) -> list[Any]:
+    """The configs a plan of `problem` may load (`plan_pick`'s): the direct pick, and before it the transposed one
+    where gemm() runs that (a call that would stage an operand of the transposed launch runs the direct pick)."""
+    direct, t_pick = plan_pick(problem, options, fields, num_sms, loadable)
+    return [direct[0]] if t_pick is None or t_pick[0] == direct[0] else [t_pick[0], direct[0]]
 
 
 # 16-bit tiles whose ping-pong form runs faster than their cooperative one (the tests' `data/config_sweep_h200.json`,

@@ -1,0 +1,77 @@
+"""When gemm() computes the transposed problem, C^T = B^T A^T: M and N trade places and C is written M-major.
+
+A problem of few rows pads them to whole 128-row tiles (M = 139: 256 rows computed, 54% of them used), where the
+transposed problem's N steps by 32 columns (`spec.TILE_N`: 139 in one 160-column tile). gemm() runs the transposed
+problem where its pick (`launch_plan.plan_config` on `transposed_shape`) has tile sides of at least `MIN_TILE` and pads
+M by at least `MIN_PADDING_SAVED` of the direct pick's padded rows less, for 16-bit operands and SMALL_M < M <=
+`MAX_M`, when the model (`k_choice.estimate_us`) also prices it faster; calls without a tile, cluster, variant or tuned
+entry only (`launch_plan.plan_pick`), plain or with a bias, alpha and an activation (`transposed_fields`), and only
+where neither launch stages an operand. The kernel is the same;
+only the operands' roles move (A' is b transposed, B' is a transposed, C' is out transposed: no data moves).
+
+H200, `scripts/swap_ab.py` (the model suite's Llama-3 layers at random token counts, CUDA graphs, both outputs checked
+against torch's). Fitted on 89 rows, the transposed pick against the direct one: on the rows the rule takes 0.72-1.02;
+not taken: transposed picks on 64-row tiles (1.03-1.11x on 6 of 10 rows), on 96-column tiles (0.999 on 17 rows,
+0.90-1.09), decode-like M (1.7-1.9x), M above 512 (0.85-1.12), a padding that does not shrink (228 x 10240 x 8192:
+1.11x). Then on 46 fresh rows the rule takes: **0.871** of the direct pick's time, 41 faster, 0.725-1.034 (139 x 4096
+x 14336: 61.1 -> 44.0 us); cuBLAS / ours on them 0.801 -> 0.919.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .choice import SMALL_M, GemmShape
+from .k_choice import estimate_us
+from .spec import DTYPE_BYTES, GemmConfig
+
+__all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "may_transpose", "transposed_fields", "transposed_shape",
+           "transposes"]
+
+MAX_M = 512  # the most rows of C a transposed launch is considered for
+MIN_PADDING_SAVED = 0.1  # of the direct pick's padded rows of M
+MIN_TILE = 128  # the transposed pick's tile sides at least (narrower tiles cost what the padding saves)
+
+
+def transposed_shape(problem: Any) -> GemmShape:
+    """The problem C^T = B^T A^T of `problem` (a GemmShape or GemmProblem): A' = B^T, B' = A^T, C' = C^T."""
+    p = problem
+    a_ld, b_ld = p.row_strides()
+    return GemmShape(p.n, p.m, p.k, p.l, p.ab_dtype, p.c_dtype,
+                     a_major="k" if p.b_major == "k" else "m",
+                     b_major="k" if p.a_major == "k" else "n",
+                     c_major="m" if p.c_major == "n" else "n",
+                     a_ld=b_ld or None, b_ld=a_ld or None)
+
+
+def transposed_fields(fields: dict) -> dict | None:
+    """A fused epilogue's GemmConfig fields on the transposed problem (a bias along N runs along M' and the reverse;
+    an activation and alpha apply to each element alike), or None where it cannot run transposed (an input addend,
+    the pre-activation output, SwiGLU's column pairs, device scales)."""
+    if fields.get("has_input") or fields.get("has_aux") or fields.get("activation") == "swiglu":
+        return None
+    if fields.get("scale_a") is not None or fields.get("scale_b") is not None:
+        return None
+    return {**fields, "bias": {"n": "m", "m": "n"}.get(fields.get("bias"))}
+
+
+def may_transpose(shape: Any) -> bool:
+    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, SMALL_M < M <= MAX_M."""
+    return SMALL_M < shape.m <= MAX_M and DTYPE_BYTES.get(shape.ab_dtype) == 2
+
+
+def _padded_rows(m: int, tile: int) -> int:
+    return -(-m // tile) * tile
+
+
+def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: tuple[GemmConfig, int],
+               num_sms: int) -> bool:
+    """Whether gemm() runs `t_pick` (config, split-K parts) on `t_shape` (`transposed_shape(shape)`) rather than
+    `pick` on `shape` (see the module doc)."""
+    (cfg, splits), (t_cfg, t_splits) = pick, t_pick
+    if not may_transpose(shape) or min(t_cfg.tile_m, t_cfg.tile_n) < MIN_TILE:
+        return False
+    if _padded_rows(shape.m, t_cfg.tile_n) > _padded_rows(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
+        return False
+    return (estimate_us(t_shape, t_cfg, num_sms, t_cfg.decomposition, t_splits)
+            < estimate_us(shape, cfg, num_sms, cfg.decomposition, splits))

@@ -1,0 +1,62 @@
+"""When gemm() runs the transposed problem C^T = B^T A^T (`dense_gemm.transposed`), on CPU: the transposed shape's
+majors and row strides, and the rule's cases (H200 measurements in the module doc)."""
+
+from __future__ import annotations
+
+import pytest
+from cute_examples.dense_gemm.choice import GemmShape
+from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
+from cute_examples.dense_gemm.transposed import MAX_M, MIN_TILE, transposed_fields, transposed_shape
+
+OPTIONS = ("bfloat16", "float32", None, None, None)
+
+
+def test_the_transposed_shape_trades_m_and_n_and_each_operand_keeps_its_memory():
+    s = GemmShape(139, 4096, 14336, 2, "bfloat16", "float32", a_major="k", b_major="n", c_major="n", a_ld=14344,
+                  b_ld=4104)
+    t = transposed_shape(s)
+    # A' = B^T: B's N-contiguous rows are A' "m"-major; B' = A^T: A's K-contiguous rows stay "k"; C' = C^T "m"-major
+    assert (t.m, t.n, t.k, t.l, t.ab_dtype, t.c_dtype) == (4096, 139, 14336, 2, "bfloat16", "float32")
+    assert (t.a_major, t.b_major, t.c_major) == ("m", "k", "m")
+    assert t.row_strides() == s.row_strides()[::-1]
+    assert transposed_shape(t) == GemmShape(139, 4096, 14336, 2, "bfloat16", "float32", "k", "n", "n", 14344, 4104)
+
+
+@pytest.mark.parametrize(("mnk", "dtype", "transposed"), [
+    ((139, 4096, 14336), "bfloat16", True),  # 139 rows: 256 on 128-row tiles, one 160-column tile (61.1 -> 44.0 us)
+    ((294, 57344, 8192), "bfloat16", True),  # 384 -> 320 rows (614 -> 500 us)
+    ((166, 8192, 28672), "bfloat16", False),  # the transposed pick's tile is 128x96 (17 such rows measured 0.999)
+    ((228, 10240, 8192), "float16", False),  # 256 rows either way (the transposed pick measured 1.11x)
+    ((45, 4096, 14336), "bfloat16", False),  # decode-like M (the transposed split tiles ran 1.7-1.9x)
+    ((600, 4096, 4096), "bfloat16", False),  # above MAX_M
+    ((128, 4096, 4096), "bfloat16", False),  # no padding to save
+])
+def test_few_rows_run_transposed_where_it_pads_less_on_full_tiles(mnk, dtype, transposed):
+    shape = GemmShape(*mnk, 1, dtype, dtype)
+    options = (dtype, *OPTIONS[1:])
+    direct, t_pick = plan_pick(shape, options, None, 132)
+    assert direct == plan_config(shape, options, None, 132)
+    assert (t_pick is not None) == transposed
+    if t_pick is not None:
+        cfg, _ = t_pick
+        assert t_pick == plan_config(transposed_shape(shape), options, None, 132) and cfg.c_major == "m"
+        assert min(cfg.tile_m, cfg.tile_n) >= MIN_TILE and shape.m <= MAX_M
+
+
+def test_only_free_16_bit_calls_without_an_input_run_transposed():
+    """Plain calls and a bias / alpha / activation (the bias along the other mode); not an input addend, the
+    pre-activation output, SwiGLU or device scales; not with a tile, promotion or 8-bit operands."""
+    shape = GemmShape(139, 4096, 14336, 1, "bfloat16", "bfloat16")
+    assert plan_pick(shape, OPTIONS, None, 132)[1] is not None
+    assert transposed_fields({"activation": "gelu", "bias": "n", "has_alpha": True}) == {
+        "activation": "gelu", "bias": "m", "has_alpha": True}
+    assert transposed_fields({"activation": "relu", "bias": None})["bias"] is None
+    for fields in ({"activation": "gelu", "bias": "n", "has_input": True}, {"activation": "gelu", "has_aux": True},
+                   {"activation": "swiglu", "bias": "n"}, {"scale_a": "tensor"}):
+        assert transposed_fields(fields) is None
+        assert plan_pick(shape, OPTIONS, {"bias": None, "has_input": False, "has_alpha": False, "has_aux": False,
+                                          "activation": "identity", **fields}, 132)[1] is None
+    assert plan_pick(shape, ("bfloat16", "float32", (128, 128, 64), None, None), None, 132)[1] is None  # a given tile
+    assert plan_pick(shape, (*OPTIONS, 4), None, 132)[1] is None  # promotion
+    fp8 = GemmShape(139, 4096, 14336, 1, "float8_e4m3fn", "bfloat16")
+    assert plan_pick(fp8, OPTIONS, None, 132)[1] is None

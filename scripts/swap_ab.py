@@ -1,0 +1,147 @@
+"""gemm()'s pick against the transposed problem's pick (C^T = B^T A^T: M and N trade places and C is M-major), on the
+model suite's layers at random token counts (`pick_survey.layer_rows`), in one process on identical tensors,
+alternating, in CUDA graphs, with torch.matmul; each output checked against torch's.
+
+    python3 scripts/swap_ab.py --specs FILE   # here (MLIR host): both picks' specs
+    python -m cute_examples.build_bundle build/aot --add-specs FILE
+    python3 scripts/swap_ab.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
+
+Rows: the `--count` draws of `--seed` that gemm() runs as the transposed problem (`launch_plan.plan_pick`); with
+`--every`, also those whose transposed pick the model prices faster (the modelled ratio is printed beside the
+measured one). The transposed launch reads the same A and B and writes the same C: A' is
+the weight W (B = W.t()), B' = A.t() and C' = C.t().
+
+`--epilogue ACT` times gemm()'s own plans instead (`launch_plan.GemmPlan` with and without the transposed problem, on
+the same tensors), with a bias along N and the activation ACT, on the rows whose fused pick gemm() transposes.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+
+from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, write_config_specs
+from pick_survey import layer_rows
+
+
+def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
+    """((config, parts, modelled us) of the direct problem, the same of the transposed one, whether gemm() runs the
+    transposed one: `launch_plan.plan_pick`) on a 132-SM GPU."""
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.k_choice import estimate_us
+    from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
+    from cute_examples.dense_gemm.transposed import transposed_shape
+
+    m, n, k = mnk
+    options = (dtype, "float32", None, None, None)
+    direct = GemmShape(m, n, k, 1, dtype, dtype, "k", "k", "n")
+    out = []
+    for shape in (direct, transposed_shape(direct)):
+        cfg, splits = plan_config(shape, options, None, 132)
+        out.append((cfg, splits, estimate_us(shape, cfg, 132, cfg.decomposition, splits)))
+    return (*out, plan_pick(direct, options, None, 132)[1] is not None)
+
+
+def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple:
+    """(the direct fused pick, the transposed one or None) of a bias-along-N call with `activation` (132 SMs)."""
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.launch_plan import plan_pick
+
+    fields = {"activation": activation, "bias": "n", "has_input": False, "has_alpha": False, "has_aux": False,
+              "scale_a": None, "scale_b": None}
+    shape = GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n")
+    return plan_pick(shape, (dtype, "float32", None, None, None), fields, 132)
+
+
+def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
+    """--epilogue: gemm()'s plans with and without the transposed problem, a bias and the activation."""
+    rows = [r for r in layer_rows(args.count, args.seed, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue)))
+            if r[2][1] is not None]
+    if args.specs:
+        n = write_config_specs(args.specs, [c for *_, (d, t) in rows for c in (d[0], t[0])])
+        print(f"{len(rows)} rows, {n} specs written to {args.specs}")
+        return 0
+    import torch
+    from cute_examples.dense_gemm import launch_plan, transposed
+    from cute_examples.dense_gemm.activation import reference
+    from cute_examples.timing import interleaved_graph_ms
+
+    print(f"{torch.cuda.get_device_name()}; gemm() plans, bias along N and {args.epilogue}, graphs, {args.rounds} "
+          "alternating rounds, identical tensors")
+    ratios = []
+    for dtype, (m, n, k), _ in rows:
+        torch.manual_seed(0)
+        td = getattr(torch, dtype)
+        a = torch.randn(m, k, device="cuda", dtype=td)
+        b = torch.randn(n, k, device="cuda", dtype=td).t()
+        bias = torch.randn(n, device="cuda", dtype=td)
+        outs = [torch.empty(m, n, device="cuda", dtype=td) for _ in range(2)]
+        epi = (bias, None, 1.0, None, args.epilogue, None)
+        options = (None, "float32", None, None, None)
+        saved = transposed.MAX_M
+        plans = []
+        for limit in (0, saved):  # the direct plan, then gemm()'s
+            transposed.MAX_M = limit
+            try:
+                plans.append(launch_plan._build(a, b, outs[len(plans)], options, epi))
+            finally:
+                transposed.MAX_M = saved
+        assert not plans[0].transposed and plans[1].transposed
+        calls = [lambda p=p, o=o, a=a, b=b, epi=epi: p(a, a.data_ptr(), b, b.data_ptr(), o, o.data_ptr(), None, epi)
+                 for p, o in zip(plans, outs, strict=True)]
+        ref = reference(a.float() @ b.float() + bias.float(), args.epilogue)
+        for call, out in zip(calls, outs, strict=True):
+            call()
+            torch.cuda.synchronize()
+            err = float((out.float() - ref).norm() / ref.norm())
+            if not err <= 2e-2:
+                raise AssertionError(f"{(m, n, k)}: normwise error {err:.1e}")
+        us = [t * 1e3 for t in interleaved_graph_ms(calls, calls=graph_calls((m, n, k)), iterations=5 * args.rounds,
+                                                      rounds=args.rounds)]
+        ratios.append(us[1] / us[0])
+        print(f"{dtype:9} {m}x{n}x{k:<10} {us[0]:8.2f} {us[1]:8.2f} {us[1] / us[0]:8.3f}  {plans[0].config.name} | "
+              f"{plans[1].config.name}", flush=True)
+    print(f"transposed / direct: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
+          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    return 0
+
+
+def main() -> int:
+    args = ab_arguments(__doc__, "both picks' specs", 24, 11, every=True, epilogue=True)
+    if args.epilogue:
+        return fused_rows(args)
+    every = args.every
+    rows = [r[:4] for r in layer_rows(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *picks(dtype, mnk)))
+            if r[4] or (every and r[3][2] < r[2][2])]
+    if args.specs:
+        n = write_config_specs(args.specs, [c for *_, d, s in rows for c in (d[0], s[0])])
+        print(f"{len(rows)} rows, {n} specs written to {args.specs}")
+        return 0
+    import torch
+    from cute_examples.timing import interleaved_graph_ms
+
+    print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
+    print(f"{'dtype':9} {'M x N x K':18} {'direct':>8} {'swapped':>8} {'torch':>8} {'swap/dir':>8} {'model':>6} "
+          f"{'torch/dir':>9} {'torch/swp':>9}  direct pick | swapped pick")
+    ratios = []
+    for dtype, mnk, (dc, ds, dus), (sc, ss, sus) in rows:
+        torch.manual_seed(0)
+        ops = _operands(mnk, dtype, 0)
+        a, b, c, ref, peer, *_ = ops
+        direct, err_d, _ = _prepare(dc, ds, ops, 132)
+        swapped, err_s, _ = _prepare(sc, ss, (b.t(), a.t(), c.t(), ref.t(), None, None, ()), 132)
+        if not max(err_d, err_s) <= 2e-2:
+            raise AssertionError(f"{mnk}: normwise errors {err_d:.1e} / {err_s:.1e}")
+        us = [t * 1e3 for t in interleaved_graph_ms([direct, swapped, peer], calls=graph_calls(mnk),
+                                                      iterations=5 * args.rounds, rounds=args.rounds)]
+        ratios.append(us[1] / us[0])
+        print(f"{dtype:9} {'x'.join(map(str, mnk)):18} {us[0]:8.2f} {us[1]:8.2f} {us[2]:8.2f} {us[1] / us[0]:8.3f} "
+              f"{sus / dus:6.3f} {us[2] / us[0]:9.3f} {us[2] / us[1]:9.3f}  {dc.name} S={ds} | {sc.name} S={ss}",
+              flush=True)
+    print(f"swapped / direct: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
+          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
