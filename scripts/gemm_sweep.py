@@ -184,6 +184,12 @@ def write_config_specs(path: str, cfgs: list) -> int:
     return len(lines)
 
 
+def ab_summary(what: str, ratios: list[float]) -> str:
+    """The A/B scripts' last line: the geometric mean of new / old time ratios, their range and how many are under 1."""
+    return (f"{what}: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
+            f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+
+
 def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list:
     """The A/B scripts' random rows: `count` values of row(dtype, (m, n, k)) that are not None, over random shapes (M
     64..8191, N 256..16376 and K k_from..16376 in multiples of 8) and 16-bit dtypes drawn with `seed`."""

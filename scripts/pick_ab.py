@@ -18,10 +18,9 @@ K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on 
 from __future__ import annotations
 
 import contextlib
-import statistics
 import sys
 
-from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, ab_summary, graph_ab, random_rows, write_config_specs
 
 
 def _square_split_gain(shape, tile, cal):  # noqa: ANN001, ANN202 - k_choice._clustered_split_gain's arguments
@@ -113,8 +112,7 @@ def main() -> int:
         ratios.append(us[0] / us[1])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
               f"{us[2] / us[0]:9.3f}  {new.name} S={s_new} <- {old.name} S={s_old}", flush=True)
-    print(f"new / old: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
-          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    print(ab_summary("new / old", ratios))
     return 0
 
 

@@ -14,10 +14,9 @@ bias rows whose fused pick is (gemm() against gemm(..., variant="fast"), which k
 from __future__ import annotations
 
 import dataclasses
-import statistics
 import sys
 
-from gemm_sweep import ab_arguments, graph_ab, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, ab_summary, graph_ab, random_rows, write_config_specs
 
 
 def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], object]]:
@@ -61,8 +60,7 @@ def main() -> int:
         ratios.append(us[0] / us[1])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
               f"{us[2] / us[0]:8.3f}  {cfg.name}{'' if same else '  (outputs differ)'}", flush=True)
-    print(f"pp / coop: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
-          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    print(ab_summary("pp / coop", ratios))
     fused_rows(args.rounds)
     return 0
 

@@ -17,10 +17,9 @@ the same tensors), with a bias along N and the activation ACT, on the rows whose
 
 from __future__ import annotations
 
-import statistics
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_arguments, graph_calls, write_config_specs
+from gemm_sweep import _operands, _prepare, ab_arguments, ab_summary, graph_calls, write_config_specs
 from pick_survey import layer_rows
 
 
@@ -101,8 +100,7 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
         ratios.append(us[1] / us[0])
         print(f"{dtype:9} {m}x{n}x{k:<10} {us[0]:8.2f} {us[1]:8.2f} {us[1] / us[0]:8.3f}  {plans[0].config.name} | "
               f"{plans[1].config.name}", flush=True)
-    print(f"transposed / direct: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
-          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    print(ab_summary("transposed / direct", ratios))
     return 0
 
 
@@ -138,8 +136,7 @@ def main() -> int:
         print(f"{dtype:9} {'x'.join(map(str, mnk)):18} {us[0]:8.2f} {us[1]:8.2f} {us[2]:8.2f} {us[1] / us[0]:8.3f} "
               f"{sus / dus:6.3f} {us[2] / us[0]:9.3f} {us[2] / us[1]:9.3f}  {dc.name} S={ds} | {sc.name} S={ss}",
               flush=True)
-    print(f"swapped / direct: geomean {statistics.geometric_mean(ratios):.4f} over {len(ratios)} rows "
-          f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
+    print(ab_summary("swapped / direct", ratios))
     return 0
 
 
