@@ -60,3 +60,16 @@ def test_only_free_16_bit_calls_without_an_input_run_transposed():
     assert plan_pick(shape, (*OPTIONS, 4), None, 132)[1] is None  # promotion
     fp8 = GemmShape(139, 4096, 14336, 1, "float8_e4m3fn", "bfloat16")
     assert plan_pick(fp8, OPTIONS, None, 132)[1] is None
+
+
+def test_no_model_suite_row_runs_transposed():
+    """The suite's token counts (1, 16, 128, 512, ...), squares, odd and batched shapes pad no rows that a transposed
+    launch would save: the benchmark's rows (`bench_models.row_config`, the direct picks) are the ones gemm() runs."""
+    from cute_examples.dense_gemm.bench_models import SUITE_NUM_SMS, suite
+    from cute_examples.dense_gemm.bench_run import bench_shape
+
+    for s in suite():
+        for dtype in ("bfloat16", "float16"):
+            for sms in SUITE_NUM_SMS:
+                shape = bench_shape((s.m, s.n, s.k, s.l), dtype)
+                assert plan_pick(shape, (dtype, "float32", None, None, None), None, sms)[1] is None, (s, dtype, sms)
