@@ -4,17 +4,18 @@ A problem of few rows pads them to whole 128-row tiles (M = 139: 256 rows comput
 transposed problem's N steps by 32 columns (`spec.TILE_N`: 139 in one 160-column tile). gemm() runs the transposed
 problem where its pick (`launch_plan.plan_config` on `transposed_shape`) has tile sides of at least `MIN_TILE` and pads
 M by at least `MIN_PADDING_SAVED` of the direct pick's padded rows less, for 16-bit operands and SMALL_M < M <=
-`MAX_M`, when the model (`k_choice.estimate_us`) also prices it faster; calls without a tile, cluster, variant or tuned
-entry only (`launch_plan.plan_pick`), plain or with a bias, alpha and an activation (`transposed_fields`), and only
-where neither launch stages an operand. The kernel is the same;
-only the operands' roles move (A' is b transposed, B' is a transposed, C' is out transposed: no data moves).
+`MAX_M` (`may_transpose`), when the model (`k_choice.estimate_us`) also prices it faster; calls without a tile,
+cluster, variant or tuned entry only (`launch_plan.plan_pick`), plain or with a bias, alpha and an activation
+(`transposed_fields`), and only where neither launch stages an operand. The kernel is the same; only the operands'
+roles move (A' is b transposed, B' is a transposed, C' is out transposed: no data moves).
 
 H200, `scripts/swap_ab.py` (the model suite's Llama-3 layers at random token counts, CUDA graphs, both outputs checked
 against torch's). Fitted on 89 rows, the transposed pick against the direct one: on the rows the rule takes 0.72-1.02;
 not taken: transposed picks on 64-row tiles (1.03-1.11x on 6 of 10 rows), on 96-column tiles (0.999 on 17 rows,
 0.90-1.09), decode-like M (1.7-1.9x), M above 512 (0.85-1.12), a padding that does not shrink (228 x 10240 x 8192:
 1.11x). Then on 46 fresh rows the rule takes: **0.871** of the direct pick's time, 41 faster, 0.725-1.034 (139 x 4096
-x 14336: 61.1 -> 44.0 us); cuBLAS / ours on them 0.801 -> 0.919.
+x 14336: 61.1 -> 44.0 us); cuBLAS / ours on them 0.801 -> 0.919. With a bias and SiLU (`swap_ab.py --epilogue silu`,
+gemm()'s own plans): 0.854 on 15 fresh rows, all faster.
 """
 
 from __future__ import annotations
