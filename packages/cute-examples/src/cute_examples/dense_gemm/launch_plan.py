@@ -816,8 +816,9 @@ def gemm(
 
     a is (M, K) or (L, M, K), b (K, N) or (L, K, N), out (M, N) or (L, M, N) (allocated with a 16-byte padded
     leading dimension when None). Without tile, cluster and variant a `--tune` result for this shape and
-    device is used when there is one; else `choose_config` decides (variant "fast" unless given). The first
-    call of a geometry builds its launch plan; later calls only re-point the descriptors and launch.
+    device is used when there is one; else `choose_config` decides (variant "fast" unless given), and a call of few
+    rows may run as the transposed problem C^T = B^T A^T on the same tensors (`transposed`). The first call of a
+    geometry builds its launch plan; later calls only re-point the descriptors and launch.
 
     Fused epilogue: `out = act(alpha * a @ b + beta * input + bias)` in float32 before the one rounding to C
     (`epilogue_args` has the rules: bias a vector along N or M, input broadcast as torch.addmm's with beta
