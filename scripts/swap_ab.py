@@ -34,11 +34,13 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     m, n, k = mnk
     options = (dtype, "float32", None, None, None)
     direct = GemmShape(m, n, k, 1, dtype, dtype, "k", "k", "n")
-    out = []
-    for shape in (direct, transposed_shape(direct)):
-        cfg, splits = plan_config(shape, options, None, 132)
-        out.append((cfg, splits, estimate_us(shape, cfg, 132, cfg.decomposition, splits)))
-    return (*out, plan_pick(direct, options, None, 132)[1] is not None)
+    t_shape = transposed_shape(direct)
+    pick, t_pick = plan_pick(direct, options, None, 132)
+    taken = t_pick is not None
+    t_pick = t_pick or plan_config(t_shape, options, None, 132)  # the transposed pick also where gemm() keeps direct
+    out = [(cfg, splits, estimate_us(shape, cfg, 132, cfg.decomposition, splits))
+           for shape, (cfg, splits) in ((direct, pick), (t_shape, t_pick))]
+    return (*out, taken)
 
 
 def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple:

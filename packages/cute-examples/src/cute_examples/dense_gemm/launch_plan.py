@@ -573,7 +573,7 @@ def loadable_picks(problem: Any, options: tuple, fields: dict | None, num_sms: i
     """The configs a plan of `problem` may load (`plan_pick`'s): the direct pick, and before it the transposed one
     where gemm() runs that (a call that would stage an operand of the transposed launch runs the direct pick)."""
     direct, t_pick = plan_pick(problem, options, fields, num_sms, loadable)
-    return [direct[0]] if t_pick is None or t_pick[0] == direct[0] else [t_pick[0], direct[0]]
+    return [direct[0]] if t_pick is None else [t_pick[0], direct[0]]
 
 
 # 16-bit tiles whose ping-pong form runs faster than their cooperative one (the tests' `data/config_sweep_h200.json`,

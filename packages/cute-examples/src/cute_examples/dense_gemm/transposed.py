@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cute_layout import round_up
+
 from .choice import SMALL_M, GemmShape
 from .k_choice import estimate_us
 from .spec import DTYPE_BYTES, GemmConfig
@@ -61,18 +63,14 @@ def may_transpose(shape: Any) -> bool:
     return SMALL_M < shape.m <= MAX_M and DTYPE_BYTES.get(shape.ab_dtype) == 2
 
 
-def _padded_rows(m: int, tile: int) -> int:
-    return -(-m // tile) * tile
-
-
 def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: tuple[GemmConfig, int],
                num_sms: int) -> bool:
     """Whether gemm() runs `t_pick` (config, split-K parts) on `t_shape` (`transposed_shape(shape)`) rather than
-    `pick` on `shape` (see the module doc)."""
+    `pick` on `shape`, for a shape `may_transpose` admits (see the module doc)."""
     (cfg, splits), (t_cfg, t_splits) = pick, t_pick
-    if not may_transpose(shape) or min(t_cfg.tile_m, t_cfg.tile_n) < MIN_TILE:
+    if min(t_cfg.tile_m, t_cfg.tile_n) < MIN_TILE:
         return False
-    if _padded_rows(shape.m, t_cfg.tile_n) > _padded_rows(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
+    if round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
         return False
     return (estimate_us(t_shape, t_cfg, num_sms, t_cfg.decomposition, t_splits)
             < estimate_us(shape, cfg, num_sms, cfg.decomposition, splits))
