@@ -11,7 +11,9 @@ Rows: the `--count` draws of `--seed` that gemm() runs as the transposed problem
 measured one). The transposed launch reads the same A and B and writes the same C: A' is
 the weight W (B = W.t()), B' = A.t() and C' = C.t().
 
-`--epilogue ACT` times gemm()'s own plans instead (`launch_plan.GemmPlan` with and without the transposed problem, on
+`--new` keeps the rows whose transposed pick without the tile-side rule (`transposed.MIN_TILE`) has a narrower tile:
+the rows that rule's restricted pick added. `--epilogue ACT` times gemm()'s own plans instead (`launch_plan.GemmPlan`
+with and without the transposed problem, on
 the same tensors), with a bias along N and the activation ACT, on the rows whose fused pick gemm() transposes.
 """
 
@@ -29,7 +31,7 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.k_choice import estimate_us
     from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
-    from cute_examples.dense_gemm.transposed import transposed_shape
+    from cute_examples.dense_gemm.transposed import MIN_TILE, transposed_shape
 
     m, n, k = mnk
     options = (dtype, "float32", None, None, None)
@@ -37,10 +39,26 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     t_shape = transposed_shape(direct)
     pick, t_pick = plan_pick(direct, options, None, 132)
     taken = t_pick is not None
-    t_pick = t_pick or plan_config(t_shape, options, None, 132)  # the transposed pick also where gemm() keeps direct
+    # the transposed pick also where gemm() keeps direct
+    t_pick = t_pick or plan_config(t_shape, options, None, 132, min_tile=MIN_TILE)
     out = [(cfg, splits, estimate_us(shape, cfg, 132, cfg.decomposition, splits))
            for shape, (cfg, splits) in ((direct, pick), (t_shape, t_pick))]
     return (*out, taken)
+
+
+def added(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> bool:
+    """Whether the transposed problem's pick among all tiles has a side under `transposed.MIN_TILE` (a row gemm() runs
+    transposed only since the pick is restricted to tiles of sides MIN_TILE or more)."""
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.launch_plan import plan_config
+    from cute_examples.dense_gemm.transposed import MIN_TILE, transposed_fields, transposed_shape
+
+    shape = transposed_shape(GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n"))
+    cfg, _ = plan_config(shape, (dtype, "float32", None, None, None), fields and transposed_fields(fields), 132)
+    return min(cfg.tile_m, cfg.tile_n) < MIN_TILE
+
+
+FUSED = {"bias": "n", "has_input": False, "has_alpha": False, "has_aux": False, "scale_a": None, "scale_b": None}
 
 
 def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple:
@@ -48,16 +66,16 @@ def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_pick
 
-    fields = {"activation": activation, "bias": "n", "has_input": False, "has_alpha": False, "has_aux": False,
-              "scale_a": None, "scale_b": None}
+    fields = {"activation": activation, **FUSED}
     shape = GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n")
     return plan_pick(shape, (dtype, "float32", None, None, None), fields, 132)
 
 
 def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
     """--epilogue: gemm()'s plans with and without the transposed problem, a bias and the activation."""
+    fields = {"activation": args.epilogue, **FUSED}
     rows = [r for r in layer_rows(args.count, args.seed, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue)))
-            if r[2][1] is not None]
+            if r[2][1] is not None and (not args.new or added(r[0], r[1], fields))]
     if args.specs:
         n = write_config_specs(args.specs, [c for *_, (d, t) in rows for c in (d[0], t[0])])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
@@ -107,12 +125,13 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
 
 
 def main() -> int:
-    args = ab_arguments(__doc__, "both picks' specs", 24, 11, every=True, epilogue=True)
+    args = ab_arguments(__doc__, "both picks' specs", 24, 11, every=True, epilogue=True,
+                        new="only the rows the tile-side rule's restricted pick added")
     if args.epilogue:
         return fused_rows(args)
     every = args.every
     rows = [r[:4] for r in layer_rows(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *picks(dtype, mnk)))
-            if r[4] or (every and r[3][2] < r[2][2])]
+            if (r[4] or (every and r[3][2] < r[2][2])) and (not args.new or added(r[0], r[1]))]
     if args.specs:
         n = write_config_specs(args.specs, [c for *_, d, s in rows for c in (d[0], s[0])])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")

@@ -304,7 +304,7 @@ def test_a_plan_of_few_rows_runs_the_transposed_problem(monkeypatch, tmp_path):
     from cute_examples.dense_gemm import decomposed
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
-    from cute_examples.dense_gemm.transposed import transposed_shape
+    from cute_examples.dense_gemm.transposed import MIN_TILE, transposed_shape
     from gemm_fakes import Driver
 
     launches = []
@@ -321,7 +321,8 @@ def test_a_plan_of_few_rows_runs_the_transposed_problem(monkeypatch, tmp_path):
     _, (t_cfg, t_splits) = plan_pick(direct, ("bfloat16", "float32", None, None, None), None, 132)
     assert plan.transposed and plan.config == t_cfg
     assert (t_cfg.tile_m, t_cfg.tile_n, t_cfg.c_major) == (128, 160, "m")
-    assert plan_config(transposed_shape(direct), ("bfloat16", "float32", None, None, None), None, 132)[0] == t_cfg
+    assert plan_config(transposed_shape(direct), ("bfloat16", "float32", None, None, None), None, 132,
+                       min_tile=MIN_TILE)[0] == t_cfg
     offsets = plan.kernel.layout.offsets
     assert struct.unpack_from("<4i", launches[-1], offsets[3]) == (n, m, k, 1)  # M' = N, N' = M
     assert plan.addresses[:3] == [b.data_ptr(), a.data_ptr(), out.data_ptr()]

@@ -25,7 +25,10 @@ def test_the_transposed_shape_trades_m_and_n_and_each_operand_keeps_its_memory()
 @pytest.mark.parametrize(("mnk", "dtype", "transposed"), [
     ((139, 4096, 14336), "bfloat16", True),  # 139 rows: 256 on 128-row tiles, one 160-column tile (61.1 -> 44.0 us)
     ((294, 57344, 8192), "bfloat16", True),  # 384 -> 320 rows (614 -> 500 us)
-    ((166, 8192, 28672), "bfloat16", False),  # the transposed pick's tile is 128x96 (17 such rows measured 0.999)
+    # among all tiles the transposed pick is 128x96 on a 2x1 cluster (17 such rows measured 0.999); among tiles of sides
+    # MIN_TILE or more stream-K on 128x192 (182 x 8192 x 28672: 200.3 -> 168.4 us)
+    ((166, 8192, 28672), "bfloat16", True),
+    ((144, 8192, 8192), "float16", True),  # the same for 64x160 on a 2x1 cluster: split-K 2 on 128x160 instead
     ((228, 10240, 8192), "float16", False),  # 256 rows either way (the transposed pick measured 1.11x)
     ((45, 4096, 14336), "bfloat16", False),  # decode-like M (the transposed split tiles ran 1.7-1.9x)
     ((600, 4096, 4096), "bfloat16", False),  # above MAX_M
@@ -39,8 +42,35 @@ def test_few_rows_run_transposed_where_it_pads_less_on_full_tiles(mnk, dtype, tr
     assert (t_pick is not None) == transposed
     if t_pick is not None:
         cfg, _ = t_pick
-        assert t_pick == plan_config(transposed_shape(shape), options, None, 132) and cfg.c_major == "m"
+        assert t_pick == plan_config(transposed_shape(shape), options, None, 132, min_tile=MIN_TILE)
+        assert cfg.c_major == "m"
         assert min(cfg.tile_m, cfg.tile_n) >= MIN_TILE and shape.m <= MAX_M
+
+
+def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_tile():
+    """Over random shapes the transposed pick gemm() runs has tile sides of MIN_TILE or more, and a transposed problem
+    of N <= SMALL_M (whose M' has no 128-row tile) is never considered."""
+    import random
+
+    from cute_examples.dense_gemm.choice import SMALL_M, rank_configs
+    from cute_examples.dense_gemm.transposed import may_transpose
+
+    rng = random.Random(7)
+    taken = 0
+    for _ in range(300):
+        m, n, k = rng.randint(65, 512), rng.randrange(8, 16384, 8), rng.randrange(64, 16384, 8)
+        shape = GemmShape(m, n, k, 1, "bfloat16", "bfloat16")
+        assert may_transpose(shape) == (n > SMALL_M)
+        _, t_pick = plan_pick(shape, OPTIONS, None, 132)
+        if t_pick is None:
+            continue
+        taken += 1
+        cfg, _ = t_pick
+        assert min(cfg.tile_m, cfg.tile_n) >= MIN_TILE
+        first = next(t for t, _ in rank_configs(transposed_shape(shape), 132) if min(t) >= MIN_TILE)
+        assert cfg.shares_k or (cfg.tile_m, cfg.tile_n) == first
+    assert taken > 30
+    assert plan_pick(GemmShape(139, 64, 14336, 1, "bfloat16", "bfloat16"), OPTIONS, None, 132)[1] is None
 
 
 def test_only_free_16_bit_calls_without_an_input_run_transposed():
@@ -73,3 +103,18 @@ def test_no_model_suite_row_runs_transposed():
             for sms in SUITE_NUM_SMS:
                 shape = bench_shape((s.m, s.n, s.k, s.l), dtype)
                 assert plan_pick(shape, (dtype, "float32", None, None, None), None, sms)[1] is None, (s, dtype, sms)
+
+
+def test_a_transposed_pick_gemm_does_not_run_is_never_loaded():
+    """plan_pick asks `loadable` (which loads a kernel, compiling it where a compiler is) only about kernels the plan
+    may run: 300 x 272 x 1024 with a bias and ReLU keeps the direct 64x64 (the transposed problem's 128x128 split-K
+    would pad M to 384 rows), so no transposed kernel is asked for; 139 x 4096 x 14336's transposed split is."""
+    fields = {"activation": "relu", "bias": "n", "has_input": False, "has_alpha": False, "has_aux": False,
+              "scale_a": None, "scale_b": None}
+    for mnk, transposed in (((300, 272, 1024), False), ((139, 4096, 14336), True)):
+        asked = []
+        shape = GemmShape(*mnk, 1, "float16", "float16", "k", "n", "n")
+        _, t_pick = plan_pick(shape, ("float16", *OPTIONS[1:]), fields, 132,
+                              lambda cfg, asked=asked: asked.append(cfg) or True)
+        assert (t_pick is not None) == transposed
+        assert any(cfg.c_major == "m" for cfg in asked) == transposed

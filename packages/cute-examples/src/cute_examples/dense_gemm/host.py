@@ -287,17 +287,23 @@ def choose_config(
     cluster_shape_mn: tuple[int, int] | None = None,
     num_sms: int = 132,
     variant: str = "fast",
+    min_tile: int = 0,
 ) -> GemmConfig:
     """The config for a problem (GemmProblem or GemmShape): given tile/cluster, else the cost model's pick.
 
     Unspecified parts come from `choice.rank_configs` (the fastest modelled (tile, cluster), or the best
-    cluster for a given tile); stages are the most that fit; `variant` names the speed options (VARIANTS).
+    cluster for a given tile; without a given tile, of tile sides `min_tile` or more); stages are the most that
+    fit; `variant` names the speed options (VARIANTS).
     """
     from .choice import rank_configs
 
     p = problem
     if tile_shape_mnk is None or cluster_shape_mn is None:
         ranked = rank_configs(p, num_sms)
+        if tile_shape_mnk is None and min_tile:
+            ranked = [(t, c) for t, c in ranked if min(t) >= min_tile]
+            if not ranked:
+                raise ValueError(f"no tile of sides >= {min_tile} runs a {p.m} x {p.n} problem")
         if p.c_dtype in FP8_C_DTYPES:  # an 8-bit C stages whole 64-byte rows
             ranked = [(t, c) for t, c in ranked if t[1] % FP8_C_TILE_N_MULTIPLE == 0]
         if tile_shape_mnk is not None:
@@ -355,8 +361,10 @@ def choose_epilogue_config(
     cluster_shape_mn: tuple[int, int] | None = None,
     num_sms: int = 132,
     variant: str = "fast",
+    min_tile: int = 0,
 ) -> GemmConfig:
-    """`choose_config`'s pick with the fused epilogue's GemmConfig `fields` (activation, bias, has_input, has_alpha).
+    """`choose_config`'s pick (of tile sides `min_tile` or more) with the fused epilogue's GemmConfig `fields`
+    (activation, bias, has_input, has_alpha).
 
     SwiGLU writes tile_n / 2 columns per tile, a whole number of its epilogue chunks only where tile N is a
     multiple of 2 swiglu_chunk_n (32 for a 16-bit N-major C, 128 for an M-major one): another pick is re-chosen at
@@ -367,14 +375,14 @@ def choose_epilogue_config(
     """
     from .spec import MAX_PINGPONG_INPUT_ACC
 
-    cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant)
+    cfg = choose_config(problem, acc_dtype, tile_shape_mnk, cluster_shape_mn, num_sms, variant, min_tile)
 
     def rechosen(fits: Any, fallback: tuple[int, int]) -> GemmConfig:
         # the fastest modelled tile that `fits` (at the given cluster, if any), else `fallback`
         from .choice import rank_configs
 
         given = None if cluster_shape_mn is None else tuple(cluster_shape_mn)
-        tiles = [t for t, c in rank_configs(problem, num_sms) if fits(t) and given in (None, c)]
+        tiles = [t for t, c in rank_configs(problem, num_sms) if fits(t) and given in (None, c) and min(t) >= min_tile]
         tile = (*(tiles[0] if tiles else fallback), cfg.tile_k)
         return choose_config(problem, acc_dtype, tile, cluster_shape_mn, num_sms, variant)
 

@@ -271,12 +271,12 @@ def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
     return dataclasses.replace(dp, decomposition=kind, **({"epi_buffers": 1} if odd else {}))
 
 
-def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
-                      cal: Calibration | None = None) -> tuple[GemmConfig, KChoice]:
+def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,
+                      min_tile: int = 0) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
     one of `shared_k_tiles` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
     where `_clustered_split_gain` allows one and it runs in one round, is modelled `min_gain` faster (the clustered
-    128x256 split where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`)."""
+    128x256 split where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`); only tiles of sides `min_tile` or more."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
@@ -300,7 +300,7 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int,
     # split-K also on SPLIT_K_CLUSTERS with 16-bit operands (stream-K and the decode-like rows without a cluster)
     clusters = SPLIT_K_CLUSTERS if not small and dp_cfg.ab_bytes == 2 else ((1, 1),)
     for tile, cluster in itertools.product(tiles, clusters):
-        if dp_cfg.c_dtype == "float32" and tile[1] == 256:
+        if min(tile) < min_tile or (dp_cfg.c_dtype == "float32" and tile[1] == 256):
             continue
         if dp_cfg.has_input and tile[1] > MAX_SPLIT_INPUT_TILE_N:
             continue

@@ -2,8 +2,8 @@
 
 A problem of few rows pads them to whole 128-row tiles (M = 139: 256 rows computed, 54% of them used), where the
 transposed problem's N steps by 32 columns (`spec.TILE_N`: 139 in one 160-column tile). gemm() runs the transposed
-problem where its pick (`launch_plan.plan_config` on `transposed_shape`) has tile sides of at least `MIN_TILE` and pads
-M by at least `MIN_PADDING_SAVED` of the direct pick's padded rows less, for 16-bit operands and SMALL_M < M <=
+problem where its pick among the tiles of sides `MIN_TILE` or more (`launch_plan.plan_config` on `transposed_shape`)
+pads M by at least `MIN_PADDING_SAVED` of the direct pick's padded rows less, for 16-bit operands and SMALL_M < M <=
 `MAX_M` (`may_transpose`), when the model (`k_choice.estimate_us`) also prices it faster; calls without a tile,
 cluster, variant or tuned entry only (`launch_plan.plan_pick`), plain or with a bias, alpha and an activation
 (`transposed_fields`), and only where neither launch stages an operand. The kernel is the same; only the operands'
@@ -59,8 +59,9 @@ def transposed_fields(fields: dict) -> dict | None:
 
 
 def may_transpose(shape: Any) -> bool:
-    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, SMALL_M < M <= MAX_M."""
-    return SMALL_M < shape.m <= MAX_M and DTYPE_BYTES.get(shape.ab_dtype) == 2
+    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, SMALL_M < M <= MAX_M and N > SMALL_M
+    (the transposed problem's M, which 128-row tiles need)."""
+    return SMALL_M < shape.m <= MAX_M and shape.n > SMALL_M and DTYPE_BYTES.get(shape.ab_dtype) == 2
 
 
 def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: tuple[GemmConfig, int],
@@ -68,8 +69,6 @@ def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: t
     """Whether gemm() runs `t_pick` (config, split-K parts) on `t_shape` (`transposed_shape(shape)`) rather than
     `pick` on `shape`, for a shape `may_transpose` admits (see the module doc)."""
     (cfg, splits), (t_cfg, t_splits) = pick, t_pick
-    if min(t_cfg.tile_m, t_cfg.tile_n) < MIN_TILE:
-        return False
     if round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
         return False
     return (estimate_us(t_shape, t_cfg, num_sms, t_cfg.decomposition, t_splits)
