@@ -205,10 +205,11 @@ def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list
 
 def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
                  baseline: tuple[str, tuple[str, ...], str] | None = None, layers: bool = False,
-                 every: bool = False, epilogue: bool = False, new: str | None = None) -> argparse.Namespace:
+                 every: bool = False, epilogue: bool = False, new: str | None = None,
+                 random: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
     --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers; with `every`,
-    --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new."""
+    --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -224,6 +225,8 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
         p.add_argument("--epilogue", metavar="ACT", help="a bias along N and this activation, through gemm()'s plans")
     if new is not None:
         p.add_argument("--new", action="store_true", help=new)
+    if random:
+        p.add_argument("--random", action="store_true", help="random shapes instead of the model suite's layers")
     return p.parse_args()
 
 

@@ -1,5 +1,6 @@
 """gemm()'s pick against the transposed problem's pick (C^T = B^T A^T: M and N trade places and C is M-major), on the
-model suite's layers at random token counts (`pick_survey.layer_rows`), in one process on identical tensors,
+model suite's layers at random token counts (`pick_survey.layer_rows`; `--random`: on `--count` random shapes of
+SMALL_M < M <= `transposed.MAX_M` that it times, `gemm_sweep.random_rows`), in one process on identical tensors,
 alternating, in CUDA graphs, with torch.matmul; each output checked against torch's.
 
     python3 scripts/swap_ab.py --specs FILE   # here (MLIR host): both picks' specs
@@ -8,21 +9,37 @@ alternating, in CUDA graphs, with torch.matmul; each output checked against torc
 
 Rows: the `--count` draws of `--seed` that gemm() runs as the transposed problem (`launch_plan.plan_pick`); with
 `--every`, also those whose transposed pick the model prices faster (the modelled ratio is printed beside the
-measured one). The transposed launch reads the same A and B and writes the same C: A' is
-the weight W (B = W.t()), B' = A.t() and C' = C.t().
+measured one). The transposed launch reads the same A and B and writes the same C: A' is the weight W (B = W.t()),
+B' = A.t() and C' = C.t().
 
 `--new` keeps the rows whose transposed pick without the tile-side rule (`transposed.MIN_TILE`) has a narrower tile:
 the rows that rule's restricted pick added. `--epilogue ACT` times gemm()'s own plans instead (`launch_plan.GemmPlan`
-with and without the transposed problem, on
-the same tensors), with a bias along N and the activation ACT, on the rows whose fused pick gemm() transposes.
+with and without the transposed problem, on the same tensors), with a bias along N and the activation ACT, on the rows
+whose fused pick gemm() transposes.
 """
 
 from __future__ import annotations
 
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_arguments, ab_summary, graph_calls, write_config_specs
+from gemm_sweep import _operands, _prepare, ab_arguments, ab_summary, graph_calls, random_rows, write_config_specs
 from pick_survey import layer_rows
+
+
+def draw(args, row, keep) -> list:  # noqa: ANN001 - the parsed command line, row(dtype, mnk), keep(row)
+    """The rows row(dtype, mnk) that keep(row) takes: of `--count` draws of the layers at random token counts, or with
+    `--random` the first `--count` of random shapes (`gemm_sweep.random_rows`) of SMALL_M < M <= `transposed.MAX_M`."""
+    from cute_examples.dense_gemm.choice import SMALL_M
+    from cute_examples.dense_gemm.transposed import MAX_M
+
+    if not args.random:
+        return [r for r in layer_rows(args.count, args.seed, row) if keep(r)]
+
+    def kept(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
+        r = row(dtype, mnk) if SMALL_M < mnk[0] <= MAX_M else None
+        return r if r is not None and keep(r) else None
+
+    return random_rows(args.count, args.seed, kept)
 
 
 def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
@@ -74,8 +91,8 @@ def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple
 def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
     """--epilogue: gemm()'s plans with and without the transposed problem, a bias and the activation."""
     fields = {"activation": args.epilogue, **FUSED}
-    rows = [r for r in layer_rows(args.count, args.seed, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue)))
-            if r[2][1] is not None and (not args.new or added(r[0], r[1], fields))]
+    rows = draw(args, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue)),
+                lambda r: r[2][1] is not None and (not args.new or added(r[0], r[1], fields)))
     if args.specs:
         n = write_config_specs(args.specs, [c for *_, (d, t) in rows for c in (d[0], t[0])])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
@@ -126,12 +143,15 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
 
 def main() -> int:
     args = ab_arguments(__doc__, "both picks' specs", 24, 11, every=True, epilogue=True,
-                        new="only the rows the tile-side rule's restricted pick added")
+                        new="only the rows the tile-side rule's restricted pick added", random=True)
     if args.epilogue:
         return fused_rows(args)
     every = args.every
-    rows = [r[:4] for r in layer_rows(args.count, args.seed, lambda dtype, mnk: (dtype, mnk, *picks(dtype, mnk)))
-            if (r[4] or (every and r[3][2] < r[2][2])) and (not args.new or added(r[0], r[1]))]
+
+    def keep(r: tuple) -> bool:
+        return (r[4] or (every and r[3][2] < r[2][2])) and (not args.new or added(r[0], r[1]))
+
+    rows = [r[:4] for r in draw(args, lambda dtype, mnk: (dtype, mnk, *picks(dtype, mnk)), keep)]
     if args.specs:
         n = write_config_specs(args.specs, [c for *_, d, s in rows for c in (d[0], s[0])])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")

@@ -31,7 +31,9 @@ def test_the_transposed_shape_trades_m_and_n_and_each_operand_keeps_its_memory()
     ((144, 8192, 8192), "float16", True),  # the same for 64x160 on a 2x1 cluster: split-K 2 on 128x160 instead
     ((228, 10240, 8192), "float16", False),  # 256 rows either way (the transposed pick measured 1.11x)
     ((45, 4096, 14336), "bfloat16", False),  # decode-like M (the transposed split tiles ran 1.7-1.9x)
-    ((600, 4096, 4096), "bfloat16", False),  # above MAX_M
+    ((555, 10240, 8192), "bfloat16", True),  # 640 -> 576 rows (128x224 -> 128x192 transposed: 177.5 -> 152.9 us)
+    ((600, 4096, 4096), "bfloat16", False),  # 640 rows either way
+    ((1100, 4096, 4096), "bfloat16", False),  # above MAX_M
     ((128, 4096, 4096), "bfloat16", False),  # no padding to save
 ])
 def test_few_rows_run_transposed_where_it_pads_less_on_full_tiles(mnk, dtype, transposed):
@@ -58,9 +60,10 @@ def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_ti
     rng = random.Random(7)
     taken = 0
     for _ in range(300):
-        m, n, k = rng.randint(65, 512), rng.randrange(8, 16384, 8), rng.randrange(64, 16384, 8)
+        m, n, k = rng.randint(65, MAX_M), rng.randrange(8, 16384, 8), rng.randrange(64, 16384, 8)
         shape = GemmShape(m, n, k, 1, "bfloat16", "bfloat16")
         assert may_transpose(shape) == (n > SMALL_M)
+        assert not may_transpose(GemmShape(MAX_M + m, n, k, 1, "bfloat16", "bfloat16"))
         _, t_pick = plan_pick(shape, OPTIONS, None, 132)
         if t_pick is None:
             continue

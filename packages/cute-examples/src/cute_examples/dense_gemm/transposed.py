@@ -12,10 +12,15 @@ roles move (A' is b transposed, B' is a transposed, C' is out transposed: no dat
 H200, `scripts/swap_ab.py` (the model suite's Llama-3 layers at random token counts, CUDA graphs, both outputs checked
 against torch's). Fitted on 89 rows, the transposed pick against the direct one: on the rows the rule takes 0.72-1.02;
 not taken: transposed picks on 64-row tiles (1.03-1.11x on 6 of 10 rows), on 96-column tiles (0.999 on 17 rows,
-0.90-1.09), decode-like M (1.7-1.9x), M above 512 (0.85-1.12), a padding that does not shrink (228 x 10240 x 8192:
-1.11x). Then on 46 fresh rows the rule takes: **0.871** of the direct pick's time, 41 faster, 0.725-1.034 (139 x 4096
-x 14336: 61.1 -> 44.0 us); cuBLAS / ours on them 0.801 -> 0.919. With a bias and SiLU (`swap_ab.py --epilogue silu`,
-gemm()'s own plans): 0.854 on 15 fresh rows, all faster.
+0.90-1.09), decode-like M (1.7-1.9x), a padding that does not shrink (228 x 10240 x 8192: 1.11x). Then on 46 fresh rows
+the rule takes: **0.871** of the direct pick's time, 41 faster, 0.725-1.034 (139 x 4096 x 14336: 61.1 -> 44.0 us);
+cuBLAS / ours on them 0.801 -> 0.919. With a bias and SiLU (`swap_ab.py --epilogue silu`, gemm()'s own plans): 0.854 on
+15 fresh rows, all faster. The pick among tiles of sides MIN_TILE or more, where the pick among all tiles had a narrower
+one and the rule dropped the row (`swap_ab.py --new`: 144 x 8192 x 28672 on split-K 2 or stream-K on 128x160 instead of
+64x160 on a 2x1 cluster): **0.852** on 42 fresh rows, all faster (cuBLAS / ours 0.727 -> 0.853), 0.854 on 22 fused
+rows. M of 513..1024 (MAX_M was 512): **0.880** / **0.899** on 21 / 16 layer rows, all faster, 0.891 on 21 fused
+rows; the whole rule on random shapes (`swap_ab.py --random`): **0.893** on 40 rows (35 faster, worst 1.069 at
+264 x 5520 x 15952, a modelled tie) and **0.848** on 30 more, 0.889 on 24 fused rows (cuBLAS / ours 0.801 -> 0.917).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from .spec import DTYPE_BYTES, GemmConfig
 __all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "may_transpose", "transposed_fields", "transposed_shape",
            "transposes"]
 
-MAX_M = 512  # the most rows of C a transposed launch is considered for
+MAX_M = 1024  # the most rows of C a transposed launch is considered for (past about 900 no pick pads 10% fewer rows)
 MIN_PADDING_SAVED = 0.1  # of the direct pick's padded rows of M
 MIN_TILE = 128  # the transposed pick's tile sides at least (narrower tiles cost what the padding saves)
 
