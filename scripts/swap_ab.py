@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_arguments, ab_summary, graph_calls, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, ab_summary, graph_ab, graph_calls, random_rows, write_config_specs
 from pick_survey import layer_rows
 
 
@@ -157,22 +157,13 @@ def main() -> int:
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
     import torch
-    from cute_examples.timing import interleaved_graph_ms
 
     print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
     print(f"{'dtype':9} {'M x N x K':18} {'direct':>8} {'swapped':>8} {'torch':>8} {'swap/dir':>8} {'model':>6} "
           f"{'torch/dir':>9} {'torch/swp':>9}  direct pick | swapped pick")
     ratios = []
     for dtype, mnk, (dc, ds, dus), (sc, ss, sus) in rows:
-        torch.manual_seed(0)
-        ops = _operands(mnk, dtype, 0)
-        a, b, c, ref, peer, *_ = ops
-        direct, err_d, _ = _prepare(dc, ds, ops, 132)
-        swapped, err_s, _ = _prepare(sc, ss, (b.t(), a.t(), c.t(), ref.t(), None, None, ()), 132)
-        if not max(err_d, err_s) <= 2e-2:
-            raise AssertionError(f"{mnk}: normwise errors {err_d:.1e} / {err_s:.1e}")
-        us = [t * 1e3 for t in interleaved_graph_ms([direct, swapped, peer], calls=graph_calls(mnk),
-                                                      iterations=5 * args.rounds, rounds=args.rounds)]
+        us, _, _ = graph_ab(mnk, dtype, [(dc, ds), (sc, ss, True)], args.rounds)
         ratios.append(us[1] / us[0])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):18} {us[0]:8.2f} {us[1]:8.2f} {us[2]:8.2f} {us[1] / us[0]:8.3f} "
               f"{sus / dus:6.3f} {us[2] / us[0]:9.3f} {us[2] / us[1]:9.3f}  {dc.name} S={ds} | {sc.name} S={ss}",
