@@ -7,6 +7,7 @@
     python3 scripts/gemm_sweep.py --dtype float8_e4m3fn --promotion 4   # FP8 (bfloat16 C, per-tensor device scales)
     python3 scripts/gemm_sweep.py --tiles 128x256,256x128 --json rows.json   # those tiles only; every row to a file
     python3 scripts/gemm_sweep.py --tiles 128x256 --orders   # also every swizzle_log of each data-parallel launch
+    python3 scripts/gemm_sweep.py --decompositions stream_k --around-pick --rasters   # shared-K kinds on both rasters
 
 FP8 rows (E4M3 A and B, both K-major, tile K 128) run the scaled kernel against torch._scaled_mm on the same
 tensors and scales: with `--promotion N` (two-level accumulation every N k-blocks) against use_fast_accum=False,
@@ -310,9 +311,10 @@ def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):
 
 def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 5,
         decompositions: tuple[str, ...] = (), promotion: int = 0, around_pick: bool = False,
-        tiles: tuple = (), json_path: str | None = None, orders: bool = False) -> int:
+        tiles: tuple = (), json_path: str | None = None, orders: bool = False, rasters: bool = False) -> int:
     """Sweep each shape on the GPU and print its table (every row also to `json_path`; with `orders` each
-    data-parallel config also at every swizzle_log on its picked raster)."""
+    data-parallel config also at every swizzle_log on its picked raster, with `rasters` each split-K / stream-K
+    config also rastering along M and along N)."""
     import torch
     from cute_examples.timing import interleaved_graph_ms
     from cute_nvarch.tile_scheduler import MAX_SWIZZLE_LOG
@@ -332,6 +334,7 @@ def run(shapes: list, dtype: str, schedules: list[str], rounds: int, top: int = 
         fns, labels, picked = [], [], []
         for cfg, splits in configs(mnk, dtype, schedules, sms, decompositions, promotion, around_pick, tiles):
             extra = [(None, z) for z in range(MAX_SWIZZLE_LOG + 1)] if orders and not cfg.shares_k else []
+            extra += [(r, None) for r in (0, 1)] if rasters and cfg.shares_k else []
             for order in [(None, None)] + extra:
                 try:
                     launch, err, sched = _prepare(cfg, splits, ops, sms, order)
@@ -391,6 +394,7 @@ def main() -> int:
     p.add_argument("--json", metavar="FILE", help="write every measured row (shape, config, us, peer us) here")
     p.add_argument("--orders", action="store_true",
                    help="each data-parallel config also at every swizzle_log on its picked raster")
+    p.add_argument("--rasters", action="store_true", help="each split-K / stream-K config also on both rasters")
     args = p.parse_args()
     tiles = tuple(tuple(int(x) for x in t.split("x")) for t in args.tiles.split(",") if t)
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
@@ -401,7 +405,7 @@ def main() -> int:
         print(f"{n} specs -> {args.specs}")
         return 0
     return run(shapes, args.dtype, schedules, args.rounds, args.top, kinds, args.promotion, args.around_pick, tiles,
-               args.json, args.orders)
+               args.json, args.orders, args.rasters)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,24 @@ def test_schedules():
     assert schedule_of(GemmShape(256, 512, 100), GemmConfig(decomposition="split_k"), 132, splits=4).splits == 2
 
 
+def test_stream_k_gpu_case_shifts_its_m_edge():
+    """The stream-K GPU case past two waves with a partial last M tile: its launch rasters along the longer N, the
+    last two tile rows are data-parallel (`TileScheduler.edges_whole`), so the kernel starts the edge tile inside M."""
+    from cute_examples.dense_gemm.decomposed import schedule_of
+    from cute_examples.dense_gemm.split_k_cases import SPLIT_GPU_CASES
+    from cute_nvarch.tile_scheduler import TileScheduler
+
+    case = next(c for c in SPLIT_GPU_CASES if c.mnk == (2000, 8192, 1024))
+    cfg, (m, n, k) = case.config, case.mnk
+    s = schedule_of(GemmShape(m, n, k), cfg, 132)
+    work = cfg.tile_scheduler.k_work(s.decomposition, m, n, k, 1, s.grid[0])
+    tiles_m, tiles_n, _ = cfg.tile_scheduler.problem_tiles(m, n, k)
+    assert s.raster_along_n == 1 and 0 < s.sk_tiles < tiles_m * tiles_n and m % cfg.tile_m
+    assert TileScheduler.edges_whole(work, 0, tiles_m, tiles_n, s.raster_along_n, s.swizzle_log)
+    assert cfg.clamped_edges[0] and cfg.tile_origin(0, tiles_m - 1, m) == m - cfg.tile_m
+    assert cfg.tile_origin(0, tiles_m - 1, m, whole=False) == (tiles_m - 1) * cfg.tile_m
+
+
 def test_split_configs_compile_without_spills():
     """Representative split configs of the plain, scaled and fused kernels through ptxas (the full list is in the
     config sweep)."""

@@ -151,6 +151,47 @@ def test_decomposed_units_cover_every_k_block_once(m, n, k, l, tile, cluster, nu
     _check_cover(sched, decomp, m, n, k, l, num_sms, along_n, swz)
 
 
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.integers(1, 6000),
+    st.integers(1, 6000),
+    st.integers(1, 2000),
+    st.integers(1, 3),
+    st.sampled_from(TILES),
+    st.sampled_from(CLUSTERS),
+    st.integers(1, 140),
+    st.integers(0, 1),
+    st.integers(0, MAX_SWIZZLE_LOG),
+)
+def test_stream_k_edges_whole_only_where_the_edge_units_cover_all_of_k(m, n, k, l, tile, cluster, num_sms, along_n,
+                                                                       swz):
+    """`edges_whole(mode)` says the units of the last two unit rows (columns) cover all of K: checked against the
+    units the launch runs, and against the least raster index of those units (`edge_units_from`)."""
+    from cute_nvarch.tile_scheduler import Decomposition
+
+    sched = TileScheduler(*tile, 64, *cluster)
+    sk = Decomposition("stream_k")
+    clusters = sched.decomposed_clusters(sk, m, n, k, l, num_sms)
+    work = sched.k_work(sk, m, n, k, l, clusters)
+    tiles_m, tiles_n, k_tiles = sched.problem_tiles(m, n, k)
+    cm, cn = sched.cluster_tiles(tiles_m, tiles_n)
+    units = list(sched.work_units(m, n, k, l, clusters, along_n, swz, sk))
+    for mode in (0, 1):
+        count = (cm, cn)[mode]
+        first = TileScheduler.edge_units_from(mode, cm, cn, along_n, swz)
+        edge = [r for r in range(cm * cn)
+                if TileScheduler.raster_unit(r, cm, cn, along_n, swz)[mode] >= count - 2]
+        assert min(edge) == first
+        whole = TileScheduler.edges_whole(work, mode, cm, cn, along_n, swz)
+        assert whole == (work.sk_tiles <= first)
+        if whole:
+            for _cid, _rank, wu in units:
+                at = (wu.m // sched.cluster_m, wu.n // sched.cluster_n)[mode]
+                if at >= count - 2:
+                    assert wu.parts == 1 and (wu.k_begin, wu.k_end) == (0, k_tiles), (mode, wu)
+    assert TileScheduler.edges_whole(None, 0, cm, cn, along_n, swz) is True
+
+
 def test_stream_k_shares_tiles_and_waits_only_on_earlier_units():
     from cute_nvarch.tile_scheduler import Decomposition, KWork
 

@@ -306,6 +306,32 @@ class TileScheduler:
         return along_n, swz
 
     @staticmethod
+    def edge_units_from(mode: int, cm_tiles: Any, cn_tiles: Any, along_n: Any, swizzle_log: Any,
+                        ops: IntOps = PY_OPS) -> Any:
+        """The least raster index (in batch 0) of a unit in the last two unit rows (mode 0: along M) or columns
+        (mode 1: along N) of a cm_tiles x cn_tiles grid (ints or run-time integers): every unit of a smaller index
+        lies outside them, in every batch."""
+        last2 = _max((cm_tiles if mode == 0 else cn_tiles) - 2, 0, ops)
+        major_tiles = ops.select(along_n, cn_tiles, cm_tiles)
+        minor_tiles = ops.select(along_n, cm_tiles, cn_tiles)
+        gsize = ops.pow2(swizzle_log)
+        # across the raster (the minor mode): the first column of the group holding row `last2`
+        as_minor = (last2 // gsize) * gsize * major_tiles + last2 % gsize
+        # along the raster (the major mode): column `last2` of the first group
+        as_major = last2 * ops.min(minor_tiles, gsize)
+        return ops.select(along_n, as_minor, as_major) if mode == 0 else ops.select(along_n, as_major, as_minor)
+
+    @classmethod
+    def edges_whole(cls, work: KWork | None, mode: int, cm_tiles: Any, cn_tiles: Any, along_n: Any,
+                    swizzle_log: Any, ops: IntOps = PY_OPS) -> Any:
+        """Whether every unit in the last two unit rows (mode 0) or columns (mode 1) covers its tiles' whole K
+        (True without stream-K; ints or run-time integers): stream-K shares the first `sk_tiles` of the raster,
+        so where those end before `edge_units_from` an edge tile and its neighbour run the same K loop."""
+        if work is None or work.kind != "stream_k":
+            return True
+        return work.sk_tiles <= cls.edge_units_from(mode, cm_tiles, cn_tiles, along_n, swizzle_log, ops)
+
+    @staticmethod
     def check_order(raster_along_n: object = None, swizzle_log: object = None) -> None:
         """ValueError unless raster_along_n (when given) is 0 or 1 and swizzle_log an int in [0, MAX_SWIZZLE_LOG]."""
         if raster_along_n is not None and raster_along_n not in (0, 1):

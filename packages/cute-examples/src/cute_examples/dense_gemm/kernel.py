@@ -119,7 +119,8 @@ def _tile_origins(cfg: GemmConfig, sched: Any, wu: Any) -> tuple[Any, Any]:
     tiles start inside the problem)."""
     from cute_ir.hopper.scheduler import IR_OPS
 
-    return cfg.tile_origin(0, wu.m, sched.m, IR_OPS), cfg.tile_origin(1, wu.n, sched.n, IR_OPS)
+    return (cfg.tile_origin(0, wu.m, sched.m, IR_OPS, sched.edges_whole(0)),
+            cfg.tile_origin(1, wu.n, sched.n, IR_OPS, sched.edges_whole(1)))
 
 
 def _load_operand(plan_op, desc, smem_stage, bar, tile_mn, k0, batch, mask, my_slot) -> None:  # noqa: ANN001

@@ -532,11 +532,12 @@ class GemmConfig:
         `tile_origin`): its TMA boxes stay in bounds, and it writes its neighbour's
         overlapping rows (columns) again with the same values. TMA fills out-of-bound box rows slowly (H200, 400 x
         4096 x 4096 on 128x64: 56.8 us with the last M tile's A box 3/4 out of bounds, 27.0 us in bounds). Not with
-        an input addend (it may be out itself: a second write would follow a read of the first), nor with stream-K
-        (an edge tile and its neighbour may split K at different iterations, so their overlapping rows would round
-        differently and the last writer's bits would win: a GPU test's runs differed; split-K splits every tile at
-        the same iterations), nor, along N, SwiGLU's interleaved gate/up columns."""
-        m = not self.has_input and self.decomposition != "stream_k"
+        an input addend (it may be out itself: a second write would follow a read of the first), nor, along N,
+        SwiGLU's interleaved gate/up columns. Under stream-K only where the launch's units at that edge cover all
+        of K (`tile_origin`'s `whole`: an edge tile and a neighbour that split K at different iterations round
+        their overlapping rows differently and the last writer's bits would win, which a GPU test's runs showed;
+        split-K splits every tile at the same iterations)."""
+        m = not self.has_input
         return m, m and self.activation != "swiglu"
 
     @property
@@ -548,19 +549,22 @@ class GemmConfig:
         m = self.a_major == "m" or self.c_major == "m" or self.bias == "m" or self.scale_a not in (None, "tensor")
         return m, True
 
-    def tile_origin(self, mode: int, idx: Any, extent: Any, ops: Any = PY_OPS) -> Any:
+    def tile_origin(self, mode: int, idx: Any, extent: Any, ops: Any = PY_OPS, whole: Any = True) -> Any:
         """The first row (mode 0) or accumulator column (mode 1) of CTA tile `idx` of a problem `extent` long in
         that mode (Python ints, or run-time values with `ops`, the IntOps of cute-ir): idx x tile, or for an edge
         tile that would cross the extent `extent - tile` where `clamped_edges` and the extent holds a whole tile
-        (and, where `edge_aligned`, `extent - tile` is a multiple of `EDGE_ALIGN`)."""
+        (and, where `edge_aligned`, `extent - tile` is a multiple of `EDGE_ALIGN`; under stream-K, where `whole`:
+        the scheduler's `edges_whole`)."""
         size = (self.tile_m, self.tile_n)[mode]
         start = idx * size
-        if not self.clamped_edges[mode]:
+        if not self.clamped_edges[mode] or (self.decomposition == "stream_k" and whole is False):
             return start
         last = extent - size
         shifted = ops.min(start, last)
         if self.edge_aligned[mode]:
             shifted = ops.select(last % EDGE_ALIGN == 0, shifted, start)
+        if self.decomposition == "stream_k" and whole is not True:
+            shifted = ops.select(whole, shifted, start)
         return ops.select(extent >= size, shifted, start)
 
     @property

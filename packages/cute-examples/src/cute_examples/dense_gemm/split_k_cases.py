@@ -58,6 +58,9 @@ SPLIT_GPU_CASES = (
     # a narrow problem on the shared-K tile that fits its 440 columns (`k_choice.SIXTEEN_BIT_SHARED_K_TILES`): 128x224,
     # seven epilogue chunks through one staging buffer
     SplitCase(_cfg("stream_k", (128, 224), dtype="bfloat16", epi_buffers=1), (1000, 440, 6000), 1, 3),
+    # past two waves with M's last tile partial: the raster along N leaves the last two tile rows data-parallel, so
+    # the edge tile starts inside M (`TileScheduler.edges_whole`) and writes its neighbour's rows with the same bits
+    SplitCase(_cfg("stream_k", (128, 256), dtype="bfloat16"), (2000, 8192, 1024), 1, 2),
 )
 
 

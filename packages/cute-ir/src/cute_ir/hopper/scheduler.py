@@ -3,7 +3,8 @@
 `PersistentScheduler(desc, m, n, k, l, raster_along_n, swizzle_log)` emits, at the insertion point, the
 tile counts of the problem, this cluster's id and count, the number of units the cluster walks
 (`num_units`) and this CTA's place in its cluster (`cta_m`, `cta_n`: Python 0 along a cluster extent of 1).
-`work_unit(i)` emits the `WorkUnit` (m, n, l, k_begin, k_end) of the cluster's `i`-th unit for this CTA;
+`work_unit(i)` emits the `WorkUnit` (m, n, l, k_begin, k_end) of the cluster's `i`-th unit for this CTA,
+`edges_whole(mode)` whether the units at the grid's far edge along a mode cover all of K;
 `for_each_unit(body)` emits the loop `for i in range(num_units): body(i, work_unit(i))`. The formulas are
 the description's own (`IR_OPS` supplies select/min/2**log), so host enumeration and device walk agree.
 With `decomposition` "split_k" or "stream_k" (compile-time) and `splits` (run-time split-K parts) the
@@ -81,6 +82,8 @@ class PersistentScheduler:
         self.swizzle_log = swizzle_log
         self.cta_m = Int(block_idx_in_cluster(0)) if desc.cluster_m > 1 else 0
         self.cta_n = Int(block_idx_in_cluster(1)) if desc.cluster_n > 1 else 0
+        self._whole = tuple(desc.edges_whole(self.work, mode, self.cm_tiles, self.cn_tiles, self.along_n,
+                                             swizzle_log, IR_OPS) for mode in (0, 1))
 
     def work_unit(self, i: Int) -> WorkUnit:
         """The WorkUnit of this CTA for the cluster's `i`-th unit (data-parallel: `cluster_id + i * num_clusters`)."""
@@ -94,6 +97,11 @@ class PersistentScheduler:
             w, self.cta_m, self.cta_n, self.cm_tiles, self.cn_tiles, self.k_tiles, self.along_n, self.swizzle_log,
             IR_OPS,
         )
+
+    def edges_whole(self, mode: int) -> Any:
+        """Whether the units of the last two unit rows (mode 0) or columns (mode 1) cover their tiles' whole K
+        (`TileScheduler.edges_whole`: True, or a run-time Bool under stream-K, emitted with the counts)."""
+        return self._whole[mode]
 
     def for_each_unit(self, body: Callable[[Int, WorkUnit], None]) -> None:
         """Emit the cluster's unit loop: `body(i, work_unit(i))` for i in [0, num_units)."""
