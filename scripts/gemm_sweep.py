@@ -2,7 +2,7 @@
 
     python3 scripts/gemm_sweep.py [--dtype bfloat16] [--shapes 512x6144x4096,...] [--schedules cooperative,pingpong]
     python3 scripts/gemm_sweep.py --decompositions split_k,stream_k   # also the shared-K kinds (k_choice's tiles)
-    python3 scripts/gemm_sweep.py --decompositions stream_k --around-pick   # the pick vs stream-K on its tile
+    python3 scripts/gemm_sweep.py --decompositions stream_k,split_k --around-pick   # the pick vs those on its tile
     python3 scripts/gemm_sweep.py --specs FILE     # here (MLIR host): the specs it runs, for build_bundle --add-specs
     python3 scripts/gemm_sweep.py --dtype float8_e4m3fn --promotion 4   # FP8 (bfloat16 C, per-tensor device scales)
     python3 scripts/gemm_sweep.py --tiles 128x256,256x128 --json rows.json   # those tiles only; every row to a file
@@ -91,7 +91,7 @@ def configs(mnk: tuple[int, int, int], dtype: str, schedules: list[str], num_sms
     """(config, split-K parts) of every valid data-parallel config of the cost model's tiles and clusters in each
     schedule (plus deeper pipelines where they fit), then each of `decompositions` on k_choice's shared-K tiles;
     FP8 configs read per-tensor device scales and promote every `promotion` k-blocks (0: never). With
-    `around_pick`, only the host's data-parallel pick, its tile without a cluster and stream-K (where in
+    `around_pick`, only the host's data-parallel pick, its tile without a cluster and stream-K / split-K (where in
     `decompositions`) on that tile (cluster 1x1) and on 128x256. `tiles`: these (tile_m, tile_n) instead of the
     cost model's."""
     from cute_examples.dense_gemm.choice import CLUSTER_CHOICES, TILE_EFFICIENCY
@@ -145,8 +145,10 @@ def _decomposed(shape, kinds: tuple[str, ...], num_sms: int, promotion: int, til
 
 
 def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, promotion: int) -> list:  # noqa: ANN001
-    """The `around_pick` configs of `configs` (no duplicates; combinations that are not valid left out)."""
-    from cute_examples.dense_gemm.k_choice import shared_k_config
+    """The `around_pick` configs of `configs`: the host's data-parallel pick, its tile without a cluster, and on that
+    tile and on 128x256 stream-K and split-K at the model's best part count and one more (no duplicates; combinations
+    that are not valid left out)."""
+    from cute_examples.dense_gemm.k_choice import choose_decomposition, shared_k_config
 
     pick = _host_pick(mnk, dtype, promotion, num_sms)
     out = {pick.name: pick}
@@ -162,7 +164,19 @@ def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, p
         except (ValueError, TypeError):
             continue
         out.setdefault(cfg.name, cfg)
-    return [(cfg, 1) for cfg in out.values()]
+    rows = [(cfg, 1) for cfg in out.values()]
+    for tile in tiles if "split_k" in kinds else ():
+        # split-K on the tile at the model's best part count and one more
+        try:
+            dp = _config(shape, tile, (1, 1), num_sms, promotion)
+            cfg = shared_k_config(dp, tile, "split_k")
+        except (ValueError, TypeError):
+            continue
+        best = choose_decomposition(shape, dp, num_sms, kinds=("split_k",), min_gain=-1.0)
+        if best.kind == "split_k":
+            seen = {(c.name, p) for c, p in rows}
+            rows += [(cfg, s) for s in (best.splits, best.splits + 1) if (cfg.name, s) not in seen]
+    return rows
 
 
 def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = (),

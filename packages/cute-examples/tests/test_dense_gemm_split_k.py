@@ -91,6 +91,10 @@ def test_schedules():
     assert (split.partial_cta_tiles, split.workspace_bytes) == (24, 24 * 128 * 128 * 4)
     with pytest.raises(ValueError, match="more than MAX_WORKSPACE_BYTES"):
         schedule_of(GemmShape(8192, 8192, 8192), GemmConfig(tile_n=256, decomposition="split_k"), 132, splits=16)
+    # past a wave split-K runs the whole waves data-parallel and splits the last, partial wave's tiles
+    hybrid = schedule_of(GemmShape(3000, 4096, 2048), GemmConfig(tile_n=256, decomposition="split_k"), 132, splits=3)
+    assert (hybrid.grid, hybrid.units, hybrid.shared_cta_tiles, hybrid.partial_cta_tiles) == ((132, 1, 1), 264 + 360,
+                                                                                              120, 240)
     # split-K never has more parts than K tiles
     assert schedule_of(GemmShape(256, 512, 100), GemmConfig(decomposition="split_k"), 132, splits=4).splits == 2
 

@@ -114,7 +114,14 @@ def _check_cover(sched, decomp, m, n, k, l, num_sms, along_n, swz):
             assert len({u.slot for u in units}) == 1 and 0 <= units[0].slot < slots
             used_slots.add(units[0].slot)
     if decomp.kind == "split_k":
-        assert all(len(u) == min(decomp.splits, k_tiles) for u in per_tile.values())
+        # the last, partial wave's tiles in S parts (every tile where they fit one wave), the others whole
+        work = sched.k_work(decomp, m, n, k, l, clusters)
+        s = min(decomp.splits, k_tiles)
+        assert {len(u) for u in per_tile.values()} <= {1, s}
+        if work.tiles <= clusters:
+            assert all(len(u) == s for u in per_tile.values())
+        else:
+            assert work.dp_tiles == work.tiles - work.tiles % clusters and work.shared_tiles == work.tiles % clusters
     if decomp.kind == "stream_k" and sched.k_work(decomp, m, n, k, l, clusters).tiles > clusters:
         # past one wave the shared tiles are the remainder plus a full wave: every worker has a tile's K or more,
         # so no tile has more than two parts

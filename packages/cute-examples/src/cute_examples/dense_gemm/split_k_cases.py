@@ -61,6 +61,8 @@ SPLIT_GPU_CASES = (
     # past two waves with M's last tile partial: the raster along N leaves the last two tile rows data-parallel, so
     # the edge tile starts inside M (`TileScheduler.edges_whole`) and writes its neighbour's rows with the same bits
     SplitCase(_cfg("stream_k", (128, 256), dtype="bfloat16"), (2000, 8192, 1024), 1, 2),
+    # split-K past a wave: two data-parallel waves, then the last partial wave's 120 tiles in three parts each
+    SplitCase(_cfg("split_k", (128, 256), dtype="bfloat16"), (3000, 4096, 2048), 3, 3),
 )
 
 
