@@ -172,6 +172,16 @@ for case in (SPLIT_GPU_CASES[0], SPLIT_GPU_CASES[3]):
     torch.cuda.synchronize()
     ref = a.float() @ b.float()
     assert float((c.float() - ref).norm() / ref.norm()) < 2e-3
+# stream-K whose M edge tile starts inside M, split-K past a wave (data-parallel waves, then the last wave split)
+for case in (c for c in SPLIT_GPU_CASES if c.mnk in ((2000, 8192, 1024), (3000, 4096, 2048))):
+    cfg, (m, n, k) = case.config, case.mnk
+    a, b, c = rows((m, k)).bfloat16(), rows((n, k)).t().bfloat16(), rows((m, n)).bfloat16()
+    p = problem_of(a, b, c)
+    launch_decomposed(kernel_of(cfg, tuple(props.compute_capability)), p, cfg,
+                      schedule_of(p, cfg, props.sm_count, case.splits), Workspace())
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert float((c.float() - ref).norm() / ref.norm()) < 1e-2
 for case in (FP8_SPLIT_GPU_CASES[0], FP8_SPLIT_GPU_CASES[2]):  # the scaled kernel's split form, an E4M3 C with amax
     cfg, (m, n, k) = case.config, case.mnk
     a, b = (torch.randn(r, k, device="cuda").to(torch.float8_e4m3fn) for r in (m, n))
