@@ -138,7 +138,8 @@ class KWork:
 
     `units_of_cluster(c)` is how many units cluster c walks; `unit(c, i)` its i-th as (cluster tile index,
     k_begin, k_end, part, parts, slot); `partial(slot, part)` the workspace tile of a non-final part's partial.
-    Attributes: `splits` (split-K's effective S), `sk_tiles` (tiles shared by stream-K workers), `workers` (W),
+    Attributes: `splits` (split-K's effective S), `dp_tiles` (split-K's data-parallel tiles: the whole waves past
+    one), `sk_tiles` (tiles shared by stream-K workers), `workers` (W),
     `iters` (stream-K iterations), `shared_tiles` (arrival counters), `partial_tiles` (workspace partial tiles).
     """
 
