@@ -205,13 +205,17 @@ def ab_summary(what: str, ratios: list[float]) -> str:
             f"(min {min(ratios):.3f}, max {max(ratios):.3f}, {sum(r < 1 for r in ratios)} faster)")
 
 
-def random_rows(count: int, seed: int, row: Callable, k_from: int = 256) -> list:
+def random_rows(count: int, seed: int, row: Callable, k_from: int = 256, narrow: bool = False) -> list:
     """The A/B scripts' random rows: `count` values of row(dtype, (m, n, k)) that are not None, over random shapes (M
-    64..8191, N 256..16376 and K k_from..16376 in multiples of 8) and 16-bit dtypes drawn with `seed`."""
+    64..8191, N 256..16376 and K k_from..16376 in multiples of 8; `narrow`: M 1025..16383, N 8..64, K k_from..8184) and
+    16-bit dtypes drawn with `seed`."""
     rng = random.Random(seed)
     out = []
     while len(out) < count:
-        mnk = rng.randrange(64, 8192), 8 * rng.randrange(32, 2048), 8 * rng.randrange(k_from // 8, 2048)
+        if narrow:
+            mnk = rng.randrange(1025, 16384), 8 * rng.randrange(1, 9), 8 * rng.randrange(k_from // 8, 1024)
+        else:
+            mnk = rng.randrange(64, 8192), 8 * rng.randrange(32, 2048), 8 * rng.randrange(k_from // 8, 2048)
         r = row(rng.choice(("bfloat16", "float16")), mnk)
         if r is not None:
             out.append(r)
@@ -224,7 +228,7 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
                  random: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
     --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers; with `every`,
-    --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random."""
+    --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random and --narrow."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -242,6 +246,7 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
         p.add_argument("--new", action="store_true", help=new)
     if random:
         p.add_argument("--random", action="store_true", help="random shapes instead of the model suite's layers")
+        p.add_argument("--narrow", action="store_true", help="random shapes of N 8..64 (decode-like N) instead")
     return p.parse_args()
 
 

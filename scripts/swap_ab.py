@@ -1,7 +1,8 @@
 """gemm()'s pick against the transposed problem's pick (C^T = B^T A^T: M and N trade places and C is M-major), on the
 model suite's layers at random token counts (`pick_survey.layer_rows`; `--random`: on `--count` random shapes of
-SMALL_M < M <= `transposed.MAX_M` that it times, `gemm_sweep.random_rows`), in one process on identical tensors,
-alternating, in CUDA graphs, with torch.matmul; each output checked against torch's.
+SMALL_M < M <= `transposed.MAX_M` that it times, `gemm_sweep.random_rows`; `--narrow`: random shapes of N 8..64,
+`transposed.narrow`), in one process on identical tensors, alternating, in CUDA graphs, with torch.matmul; each output
+checked against torch's.
 
     python3 scripts/swap_ab.py --specs FILE   # here (MLIR host): both picks' specs
     python -m cute_examples.build_bundle build/aot --add-specs FILE
@@ -32,14 +33,14 @@ def draw(args, row, keep) -> list:  # noqa: ANN001 - the parsed command line, ro
     from cute_examples.dense_gemm.choice import SMALL_M
     from cute_examples.dense_gemm.transposed import MAX_M
 
-    if not args.random:
+    if not (args.random or args.narrow):
         return [r for r in layer_rows(args.count, args.seed, row) if keep(r)]
 
     def kept(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
-        r = row(dtype, mnk) if SMALL_M < mnk[0] <= MAX_M else None
+        r = row(dtype, mnk) if args.narrow or SMALL_M < mnk[0] <= MAX_M else None
         return r if r is not None and keep(r) else None
 
-    return random_rows(args.count, args.seed, kept)
+    return random_rows(args.count, args.seed, kept, narrow=args.narrow)
 
 
 def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
@@ -48,7 +49,7 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.k_choice import estimate_us
     from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
-    from cute_examples.dense_gemm.transposed import MIN_TILE, transposed_shape
+    from cute_examples.dense_gemm.transposed import min_tile, transposed_shape
 
     m, n, k = mnk
     options = (dtype, "float32", None, None, None)
@@ -57,7 +58,7 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     pick, t_pick = plan_pick(direct, options, None, 132)
     taken = t_pick is not None
     # the transposed pick also where gemm() keeps direct
-    t_pick = t_pick or plan_config(t_shape, options, None, 132, min_tile=MIN_TILE)
+    t_pick = t_pick or plan_config(t_shape, options, None, 132, min_tile=min_tile(direct))
     out = [(cfg, splits, estimate_us(shape, cfg, 132, cfg.decomposition, splits))
            for shape, (cfg, splits) in ((direct, pick), (t_shape, t_pick))]
     return (*out, taken)

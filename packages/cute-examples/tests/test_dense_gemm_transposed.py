@@ -50,8 +50,9 @@ def test_few_rows_run_transposed_where_it_pads_less_on_full_tiles(mnk, dtype, tr
 
 
 def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_tile():
-    """Over random shapes the transposed pick gemm() runs has tile sides of MIN_TILE or more, and a transposed problem
-    of N <= SMALL_M (whose M' has no 128-row tile) is never considered."""
+    """Over random shapes of few rows the transposed pick gemm() runs has tile sides of MIN_TILE or more, and a
+    transposed problem of N <= SMALL_M (whose M' has no 128-row tile) is never considered; above MAX_M rows only N <=
+    SMALL_M is (`transposed.narrow`)."""
     import random
 
     from cute_examples.dense_gemm.choice import SMALL_M, rank_configs
@@ -63,7 +64,7 @@ def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_ti
         m, n, k = rng.randint(65, MAX_M), rng.randrange(8, 16384, 8), rng.randrange(64, 16384, 8)
         shape = GemmShape(m, n, k, 1, "bfloat16", "bfloat16")
         assert may_transpose(shape) == (n > SMALL_M)
-        assert not may_transpose(GemmShape(MAX_M + m, n, k, 1, "bfloat16", "bfloat16"))
+        assert may_transpose(GemmShape(MAX_M + m, n, k, 1, "bfloat16", "bfloat16")) == (n <= SMALL_M)  # `narrow`
         _, t_pick = plan_pick(shape, OPTIONS, None, 132)
         if t_pick is None:
             continue
@@ -74,6 +75,31 @@ def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_ti
         assert cfg.shares_k or (cfg.tile_m, cfg.tile_n) == first
     assert taken > 30
     assert plan_pick(GemmShape(139, 64, 14336, 1, "bfloat16", "bfloat16"), OPTIONS, None, 132)[1] is None
+
+
+@pytest.mark.parametrize(("mnk", "transposed"), [
+    ((2557, 64, 5416), True),  # split-K on 64x128 either way: 18.9 -> 12.0 us (cuBLAS 11.3)
+    ((4104, 40, 4672), True),  # 23.5 -> 10.8 us (cuBLAS 12.4)
+    ((16077, 8, 5080), True),  # 128x64 -> the decode rows' 64x128, both data-parallel: 47.1 -> 41.7 us
+    ((9543, 64, 7848), False),  # the transposed pick splits K where the direct one does not (it ran 1.53x)
+    ((7721, 56, 1880), False),  # the same (1.19x)
+    ((1024, 64, 4096), False),  # not above MAX_M rows
+    ((3000, 65, 4096), False),  # N above SMALL_M
+])
+def test_a_decode_like_n_runs_as_the_transposed_decode_rows(mnk, transposed):
+    """`transposed.narrow`: N <= SMALL_M with more than MAX_M rows runs as the transposed problem, whose M' = N rows
+    take the decode rows' 64-row tiles and short A box, unless that pick splits K where the direct one does not."""
+    from cute_examples.dense_gemm.transposed import min_tile, narrow
+
+    shape = GemmShape(*mnk, 1, "bfloat16", "bfloat16")
+    direct, t_pick = plan_pick(shape, OPTIONS, None, 132)
+    assert (t_pick is not None) == transposed
+    if narrow(shape):
+        assert min_tile(shape) == 0
+        t_cfg, _ = plan_config(transposed_shape(shape), OPTIONS, None, 132, min_tile=0)
+        assert (t_pick is None) == (t_cfg.shares_k and not direct[0].shares_k)
+    if t_pick is not None:
+        assert t_pick[0].tile_m == 64 and t_pick[0].c_major == "m"
 
 
 def test_only_free_16_bit_calls_without_an_input_run_transposed():

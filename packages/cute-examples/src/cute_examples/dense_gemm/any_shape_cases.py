@@ -79,6 +79,10 @@ TRANSPOSED_CASES = (
     AnyShapeCase("t130_batched_f16", "float16", _row(2, 130, 2048), _weight_t(2, 2048, 6144), _row(2, 130, 6144)),
     AnyShapeCase("t139_streamk_ld_bf16", "bfloat16", _row(3, 139, 4096), _weight_t(3, 4096, 3072),
                  _row(3, 139, 3072, ld=3080)),
+    # a decode-like N (`transposed.narrow`): the transposed problem's 24 / 8 rows on the decode rows' 64-row tiles,
+    # split-K and data-parallel
+    AnyShapeCase("t_narrow24_split_bf16", "bfloat16", _row(2100, 2048), _weight_t(2048, 24), _row(2100, 24)),
+    AnyShapeCase("t_narrow8_f16", "float16", _row(12000, 1024), _weight_t(1024, 8), _row(12000, 8)),
 )
 
 

@@ -542,11 +542,11 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
 def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
               loadable: Callable[[Any], bool] = lambda cfg: True) -> tuple[tuple[Any, int], tuple[Any, int] | None]:
     """(`plan_config`'s (config, split-K parts), the transposed problem's (`transposed.transposed_shape`, with
-    `transposed.transposed_fields`, among tiles of sides `transposed.MIN_TILE` or more) where `transposed.transposes`
+    `transposed.transposed_fields`, among tiles of sides `transposed.min_tile` or more) where `transposed.transposes`
     says gemm() runs that, else None) of a plan without a tuned entry; only calls without tile, cluster, variant or
     promotion may run transposed. `loadable` is asked about the transposed problem's kernels only where the pick
     would run them."""
-    from .transposed import MIN_TILE, may_transpose, transposed_fields, transposed_shape, transposes
+    from .transposed import may_transpose, min_tile, transposed_fields, transposed_shape, transposes
 
     pick = plan_config(problem, options, fields, num_sms, loadable)
     t_fields = None if fields is None else transposed_fields(fields)
@@ -554,7 +554,7 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         return pick, None
     t_shape = transposed_shape(problem)
     for ask in (lambda cfg: True, loadable):  # decide first, then load only the kernel the transposed pick runs
-        t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, MIN_TILE)
+        t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, min_tile(problem))
         if not transposes(problem, pick, t_shape, t_pick, num_sms):
             return pick, None
     return pick, t_pick

@@ -33,8 +33,8 @@ from .choice import SMALL_M, GemmShape
 from .k_choice import estimate_us
 from .spec import DTYPE_BYTES, GemmConfig
 
-__all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "may_transpose", "transposed_fields", "transposed_shape",
-           "transposes"]
+__all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "may_transpose", "min_tile", "narrow", "transposed_fields",
+           "transposed_shape", "transposes"]
 
 MAX_M = 1024  # the most rows of C a transposed launch is considered for (past about 900 no pick pads 10% fewer rows)
 MIN_PADDING_SAVED = 0.1  # of the direct pick's padded rows of M
@@ -63,10 +63,23 @@ def transposed_fields(fields: dict) -> dict | None:
     return {**fields, "bias": {"n": "m", "m": "n"}.get(fields.get("bias"))}
 
 
+def narrow(shape: Any) -> bool:
+    """Whether `shape` has a decode-like N and many rows (N <= SMALL_M, M > MAX_M): its transposed problem has the few
+    rows of a decode."""
+    return shape.n <= SMALL_M and shape.m > MAX_M
+
+
 def may_transpose(shape: Any) -> bool:
-    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, SMALL_M < M <= MAX_M and N > SMALL_M
-    (the transposed problem's M, which 128-row tiles need)."""
-    return SMALL_M < shape.m <= MAX_M and shape.n > SMALL_M and DTYPE_BYTES.get(shape.ab_dtype) == 2
+    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, and SMALL_M < M <= MAX_M with
+    N > SMALL_M (the transposed problem's M, which 128-row tiles need), or a `narrow` N."""
+    few_rows = SMALL_M < shape.m <= MAX_M and shape.n > SMALL_M
+    return (few_rows or narrow(shape)) and DTYPE_BYTES.get(shape.ab_dtype) == 2
+
+
+def min_tile(shape: Any) -> int:
+    """The least tile side of the transposed problem's pick: `MIN_TILE` for few rows, any for a `narrow` N (whose
+    transposed problem runs on the decode rows' 64-row tiles)."""
+    return 0 if narrow(shape) else MIN_TILE
 
 
 def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: tuple[GemmConfig, int],
@@ -74,6 +87,9 @@ def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: t
     """Whether gemm() runs `t_pick` (config, split-K parts) on `t_shape` (`transposed_shape(shape)`) rather than
     `pick` on `shape`, for a shape `may_transpose` admits (see the module doc)."""
     (cfg, splits), (t_cfg, t_splits) = pick, t_pick
+    if narrow(shape):
+        # the decode rows' launch, unless it splits K where the direct pick does not (those ran 1.11-1.53x)
+        return not (t_cfg.shares_k and not cfg.shares_k)
     if round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
         return False
     return (estimate_us(t_shape, t_cfg, num_sms, t_cfg.decomposition, t_splits)
