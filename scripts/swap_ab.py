@@ -115,14 +115,14 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
         outs = [torch.empty(m, n, device="cuda", dtype=td) for _ in range(2)]
         epi = (bias, None, 1.0, None, args.epilogue, None)
         options = (None, "float32", None, None, None)
-        saved = transposed.MAX_M
+        saved = transposed.may_transpose
         plans = []
-        for limit in (0, saved):  # the direct plan, then gemm()'s
-            transposed.MAX_M = limit
+        for rule in (lambda shape: False, saved):  # the direct plan, then gemm()'s
+            transposed.may_transpose = rule
             try:
                 plans.append(launch_plan._build(a, b, outs[len(plans)], options, epi))
             finally:
-                transposed.MAX_M = saved
+                transposed.may_transpose = saved
         assert not plans[0].transposed and plans[1].transposed
         calls = [lambda p=p, o=o, a=a, b=b, epi=epi: p(a, a.data_ptr(), b, b.data_ptr(), o, o.data_ptr(), None, epi)
                  for p, o in zip(plans, outs, strict=True)]
