@@ -21,6 +21,11 @@ one and the rule dropped the row (`swap_ab.py --new`: 144 x 8192 x 28672 on spli
 rows. M of 513..1024 (MAX_M was 512): **0.880** / **0.899** on 21 / 16 layer rows, all faster, 0.891 on 21 fused
 rows; the whole rule on random shapes (`swap_ab.py --random`): **0.893** on 40 rows (35 faster, worst 1.069 at
 264 x 5520 x 15952, a modelled tie) and **0.848** on 30 more, 0.889 on 24 fused rows (cuBLAS / ours 0.801 -> 0.917).
+
+A decode-like N (`narrow`: N <= SMALL_M, M > MAX_M) runs transposed too: M' = N rows on the decode rows' 64-row tiles
+(`min_tile` 0 there, A' boxes of the rows there are), unless that pick splits K where the direct pick does not (6 of 32
+shapes, 1.11-1.53x). `swap_ab.py --narrow` on fresh random shapes: **0.796** / **0.782** (24 + 24 rows, 44 faster,
+worst 1.030), cuBLAS / ours 0.785 -> 0.995; with a bias and SiLU 0.677 (16 rows, all faster).
 """
 
 from __future__ import annotations
