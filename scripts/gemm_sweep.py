@@ -151,32 +151,28 @@ def _around_pick(mnk, dtype: str, shape, kinds: tuple[str, ...], num_sms: int, p
     from cute_examples.dense_gemm.k_choice import choose_decomposition, shared_k_config
 
     pick = _host_pick(mnk, dtype, promotion, num_sms)
-    out = {pick.name: pick}
-    tiles = [(pick.tile_m, pick.tile_n), (128, 256)]
-    try:
-        flat = _config(shape, tiles[0], (1, 1), num_sms, promotion)
-        out.setdefault(flat.name, flat)
-    except (ValueError, TypeError):
-        pass
-    for tile in tiles if "stream_k" in kinds else ():
-        try:
-            cfg = shared_k_config(_config(shape, tile, (1, 1), num_sms, promotion), tile, "stream_k")
-        except (ValueError, TypeError):
-            continue
-        out.setdefault(cfg.name, cfg)
-    rows = [(cfg, 1) for cfg in out.values()]
-    for tile in tiles if "split_k" in kinds else ():
-        # split-K on the tile at the model's best part count and one more
+    rows = {(pick.name, 1): (pick, 1)}
+    for tile in ((pick.tile_m, pick.tile_n), (128, 256)):
         try:
             dp = _config(shape, tile, (1, 1), num_sms, promotion)
-            cfg = shared_k_config(dp, tile, "split_k")
         except (ValueError, TypeError):
             continue
-        best = choose_decomposition(shape, dp, num_sms, kinds=("split_k",), min_gain=-1.0)
-        if best.kind == "split_k":
-            seen = {(c.name, p) for c, p in rows}
-            rows += [(cfg, s) for s in (best.splits, best.splits + 1) if (cfg.name, s) not in seen]
-    return rows
+        if tile == (pick.tile_m, pick.tile_n):
+            rows.setdefault((dp.name, 1), (dp, 1))  # the pick's tile without a cluster
+        for kind in ("stream_k", "split_k"):
+            if kind not in kinds:
+                continue
+            try:
+                cfg = shared_k_config(dp, tile, kind)
+            except (ValueError, TypeError):
+                continue
+            parts = (1,)
+            if kind == "split_k":  # the model's best part count and one more
+                best = choose_decomposition(shape, dp, num_sms, kinds=("split_k",), min_gain=-1.0)
+                parts = (best.splits, best.splits + 1) if best.kind == "split_k" else ()
+            for s in parts:
+                rows.setdefault((cfg.name, s), (cfg, s))
+    return list(rows.values())
 
 
 def write_specs(path: str, shapes: list, dtype: str, schedules: list[str], decompositions: tuple = (),

@@ -29,7 +29,8 @@ from pick_survey import layer_rows
 
 def draw(args, row, keep) -> list:  # noqa: ANN001 - the parsed command line, row(dtype, mnk), keep(row)
     """The rows row(dtype, mnk) that keep(row) takes: of `--count` draws of the layers at random token counts, or with
-    `--random` the first `--count` of random shapes (`gemm_sweep.random_rows`) of SMALL_M < M <= `transposed.MAX_M`."""
+    `--random` the first `--count` of random shapes (`gemm_sweep.random_rows`) of SMALL_M < M <= `transposed.MAX_M`,
+    with `--narrow` of its decode-like-N shapes."""
     from cute_examples.dense_gemm.choice import SMALL_M
     from cute_examples.dense_gemm.transposed import MAX_M
 

@@ -440,9 +440,9 @@ class TileScheduler:
         if decomp.kind == "stream_k":
             return self.max_clusters(num_sms)
         if decomp.kind == "split_k":  # every cluster once the tiles fill a wave, else one per unit
-            tiles = self.units_of_tiles(*self.problem_tiles(m, n, k)[:2], l)
-            parts = min(decomp.splits, self.problem_tiles(m, n, k)[2])
-            return max(1, min(tiles * parts, self.max_clusters(num_sms)))
+            tiles_m, tiles_n, k_tiles = self.problem_tiles(m, n, k)
+            parts = min(decomp.splits, k_tiles)
+            return max(1, min(self.units_of_tiles(tiles_m, tiles_n, l) * parts, self.max_clusters(num_sms)))
         return self.num_clusters(m, n, l, num_sms)
 
     def workspace_tiles(self, decomp: Decomposition, m: int, n: int, k: int, l: int, num_clusters: int) -> int:

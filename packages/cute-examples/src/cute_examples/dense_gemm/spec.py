@@ -553,17 +553,17 @@ class GemmConfig:
         """The first row (mode 0) or accumulator column (mode 1) of CTA tile `idx` of a problem `extent` long in
         that mode (Python ints, or run-time values with `ops`, the IntOps of cute-ir): idx x tile, or for an edge
         tile that would cross the extent `extent - tile` where `clamped_edges` and the extent holds a whole tile
-        (and, where `edge_aligned`, `extent - tile` is a multiple of `EDGE_ALIGN`; under stream-K, where `whole`:
-        the scheduler's `edges_whole`)."""
+        (and, where `edge_aligned`, `extent - tile` is a multiple of `EDGE_ALIGN`), where `whole`: the scheduler's
+        `edges_whole`, True but under stream-K)."""
         size = (self.tile_m, self.tile_n)[mode]
         start = idx * size
-        if not self.clamped_edges[mode] or (self.decomposition == "stream_k" and whole is False):
+        if not self.clamped_edges[mode] or whole is False:
             return start
         last = extent - size
         shifted = ops.min(start, last)
         if self.edge_aligned[mode]:
             shifted = ops.select(last % EDGE_ALIGN == 0, shifted, start)
-        if self.decomposition == "stream_k" and whole is not True:
+        if whole is not True:
             shifted = ops.select(whole, shifted, start)
         return ops.select(extent >= size, shifted, start)
 
