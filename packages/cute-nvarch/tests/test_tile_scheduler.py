@@ -217,12 +217,34 @@ def test_stream_k_shares_tiles_and_waits_only_on_earlier_units():
     assert max(len(u) for u in per_tile.values()) == 3
     work = KWork("stream_k", 1, 64, 132)  # one tile, 64 K tiles: 32 workers of 2
     assert work.workers == 32 and sum(work.units_of_cluster(c) for c in range(132)) == 32
-    # a worker walks its tiles from the last back: its first unit is the lowest part of a tile it
-    # shares with the next worker, its last the highest part of one shared with the previous
+    # a worker walks its whole tiles, then the lowest part of a tile it shares with the next worker, then the
+    # highest part of one shared with the previous
     work = KWork("stream_k", 10, 3, 4)  # 2 tiles over + one wave: 6 tiles x 3 = 18 iterations over 4 workers
     assert (work.sk_tiles, work.workers) == (6, 4) and [work.units_of_cluster(c) for c in range(4)] == [3, 3, 3, 3]
     assert work.unit(1, 0)[:5] == (2, 0, 3, 0, 1) and work.unit(1, 1)[:5] == (1, 1, 3, 1, 2)
     assert work.unit(1, 2)[:5] == (7, 0, 3, 0, 1)  # then its data-parallel tile 6 + 1
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.integers(2, 600), st.integers(1, 300), st.integers(1, 140))
+def test_stream_k_workers_stay_in_k_step(tiles, k_tiles, clusters):
+    """Past one wave every stream-K worker has a tile's K or more; walking its units, each starts at K tile
+    tau (iterations walked so far) or tau - k_tiles, or is the worker's last and ends the tile's K with the
+    worker's range: three K positions shared by all workers at any iteration of the shared phase."""
+    from cute_nvarch.tile_scheduler import KWork
+
+    work = KWork("stream_k", tiles + clusters, k_tiles, clusters)
+    for c in range(work.workers):
+        begin, end = work._worker_range(c)
+        assert end - begin >= k_tiles
+        units = [work.unit(c, i) for i in range(work.units_of_cluster(c))]
+        shared = [u for u in units if u[0] < work.sk_tiles]
+        tau = 0
+        for i, (_, k_begin, k_end, *_rest) in enumerate(shared):
+            last = i == len(shared) - 1
+            assert k_begin - tau in (0, -k_tiles) or (last and k_end == k_tiles), (c, i, shared)
+            tau += k_end - k_begin
+        assert tau == end - begin
 
 
 def test_decomposition_rules():

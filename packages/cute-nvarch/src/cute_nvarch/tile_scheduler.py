@@ -21,18 +21,23 @@ Units that split K are the other kinds of a `Decomposition` (`KWork` evaluates o
   a tile among up to P / (T % P) of them) are spread evenly (tile-major: iteration t * k_tiles + kt)
   over W = min(P, iterations // MIN_STREAM_K_ITERS) (at least one) stream-K workers, cluster j < W being
   worker j; the other tiles are data-parallel waves. A worker's range crosses tiles, so it is one unit per
-  tile it touches; it walks them from its last tile back to its first and then its data-parallel tiles. The
-  shared tiles are the first `sk_tiles` of the raster (they run first, together), the data-parallel ones the
-  rest.
+  tile it touches; it walks its whole tiles first, then its last tile (where partial, the head of one it shares
+  with the next worker: K from 0), then its first (the tail of one shared with the previous worker, ending at
+  the tile's last K tile) and then its data-parallel tiles. The workers so stay in K step: over the shared
+  phase's I iterations, at iteration tau a whole tile or a leading head reads K tile tau, a head after a whole
+  tile tau - k_tiles and every tail tau - (I - k_tiles), three K positions for all workers (walking the head
+  first put each worker's whole tile at its own K offset: 3.8x the data-parallel launch's DRAM bytes on
+  2895 x 4096 x 14336). The shared tiles are the first `sk_tiles` of the raster (they run first, together), the
+  data-parallel ones the rest.
 Every unit also carries `part` (its index among the units of its tile, in K order), `parts` (how many units
 share the tile) and `slot` (the shared tile's index: its arrival counter). The fix-up is parallel and
 deterministic: every part i < parts - 1 stores its partial accumulators in its own workspace tile
 (`KWork.partial(slot, i)`) without waiting and signals the tile's counter; part `parts - 1` (the one with
 the tile's last K range) waits until all others have signalled, adds their partials in the fixed order
 0, 1, ..., parts - 2 and finishes the tile. Only final parts wait, and only for non-final units of smaller
-launch-wide index (split-K: units w - parts + 1 .. w - 1; stream-K: lower workers' first-walked units),
-which never wait, so a launch whose clusters are all resident always progresses. Partial tiles: split-K
-(parts - 1) per tile; stream-K one per worker (a worker is a non-final part only of its first-walked tile).
+launch-wide index (split-K: units w - parts + 1 .. w - 1; stream-K: lower workers' heads, walked before
+their tails), which never wait, so a launch whose clusters are all resident always progresses. Partial tiles:
+split-K (parts - 1) per tile; stream-K one per worker (a worker is a non-final part only of its last tile).
 
 Inside a batch the units are ordered by a raster with a swizzle (the grouped order of Triton's matmul
 tutorial and CUTLASS's swizzled rasterization): units come in groups of `2**swizzle_log` rows of the
@@ -232,7 +237,9 @@ class KWork:
         begin, end = self._worker_range(c)
         pieces = self._sk_pieces(c)
         sk = i < pieces
-        t = ops.select(sk, (end - 1) // kt - i, 0)  # walked from the last tile back
+        first_tile = begin // kt
+        # walked from the second tile up to the last, then the first (see the module doc)
+        t = ops.select(sk, ops.select(i < pieces - 1, first_tile + 1 + i, first_tile), 0)
         t0 = t * kt
         first = self._worker_of(t0)
         sk_part = c - first
