@@ -47,6 +47,8 @@ def _shape(text: str) -> tuple[int, int, int]:
 
 
 DEEP_STAGES = (12, 13)  # extra stage counts tried where a tile fits them (the default stops at 8)
+# the fused A/B scripts' epilogue fields: a bias along N (the activation is the command line's)
+FUSED = {"bias": "n", "has_input": False, "has_alpha": False, "has_aux": False, "scale_a": None, "scale_b": None}
 SPLITS = (2, 3, 4, 6, 8)  # split-K part counts tried with --decompositions split_k
 
 
@@ -284,6 +286,37 @@ def transposed_operands(ops: tuple) -> tuple:
     """`_operands`' tuple for the transposed problem C^T = B^T A^T on the same tensors: A' = b^T, B' = a^T, C' = c^T."""
     a, b, c, ref, *_ = ops
     return (b.t(), a.t(), c.t(), ref.t(), None, None, ())
+
+
+def fused_graph_ab(mnk: tuple[int, int, int], dtype: str, activation: str, build: Callable, rounds: int) -> tuple:
+    """The fused A/B scripts' timing of one shape: `build(a, b, outs, epi)` gives gemm() plans (`launch_plan.GemmPlan`)
+    of a call with a bias along N and `activation` into each of `outs`; each is checked against torch (AssertionError
+    past a normwise error of 2e-2) and all are timed in CUDA graphs in alternating rounds on identical tensors (seed 0).
+    Returns (microseconds per plan, the plans)."""
+    import torch
+    from cute_examples.dense_gemm.activation import reference
+    from cute_examples.timing import interleaved_graph_ms
+
+    m, n, k = mnk
+    torch.manual_seed(0)
+    td = getattr(torch, dtype)
+    a = torch.randn(m, k, device="cuda", dtype=td)
+    b = torch.randn(n, k, device="cuda", dtype=td).t()
+    bias = torch.randn(n, device="cuda", dtype=td)
+    outs = [torch.empty(m, n, device="cuda", dtype=td) for _ in range(2)]
+    epi = (bias, None, 1.0, None, activation, None)
+    plans = build(a, b, outs, epi)
+    calls = [lambda p=p, o=o: p(a, a.data_ptr(), b, b.data_ptr(), o, o.data_ptr(), None, epi)
+             for p, o in zip(plans, outs, strict=True)]
+    ref = reference(a.float() @ b.float() + bias.float(), activation)
+    for call, out in zip(calls, outs, strict=True):
+        call()
+        torch.cuda.synchronize()
+        err = float((out.float() - ref).norm() / ref.norm())
+        if not err <= 2e-2:
+            raise AssertionError(f"{mnk}: normwise error {err:.1e}")
+    us = [t * 1e3 for t in interleaved_graph_ms(calls, calls=graph_calls(mnk), iterations=5 * rounds, rounds=rounds)]
+    return us, plans
 
 
 def graph_ab(mnk: tuple[int, int, int], dtype: str, picks: list, rounds: int, keep_outputs: bool = False) -> tuple:

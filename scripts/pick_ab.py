@@ -5,11 +5,13 @@ in one process on identical tensors, alternating, in CUDA graphs; each output ch
     python -m cute_examples.build_bundle build/aot --add-specs FILE
     python3 scripts/pick_ab.py                # there (GPU host, CUTE_BUNDLE_DIR=build/aot)
     python3 scripts/pick_ab.py --baseline square-split-clusters --count 16 --seed 7
+    python3 scripts/pick_ab.py --baseline no-rounds-stream-k --epilogue silu   # gemm()'s fused plans, bias along N
 
 Baselines (`--baseline`): `no-split-clusters` (the default: `k_choice.SPLIT_K_CLUSTERS` cut to no cluster),
 `square-split-clusters` (split-K takes a cluster only on `k_choice.clustered_split_tile`'s tiles, whatever the rows'
 alignment: the rule before 128x256 took one where A's and B's rows are off sectors), `uniform-min-gain` (that clustered
-128x256 split needs the calibration's `min_gain`, not `k_choice.OFF_SECTOR_SPLIT_MIN_GAIN`).
+128x256 split needs the calibration's `min_gain`, not `k_choice.OFF_SECTOR_SPLIT_MIN_GAIN`), `no-rounds-stream-k`
+(no stream-K past one round: `k_choice.ROUNDS_STREAM_K_GAIN` at 1).
 
 Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
 K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
@@ -20,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from gemm_sweep import ab_arguments, ab_summary, graph_ab, random_rows, write_config_specs
+from gemm_sweep import FUSED, ab_arguments, ab_summary, fused_graph_ab, graph_ab, random_rows, write_config_specs
 
 
 def _square_split_gain(shape, tile, cal):  # noqa: ANN001, ANN202 - k_choice._clustered_split_gain's arguments
@@ -43,6 +45,7 @@ BASELINES = {
     "square-split-clusters": ("_clustered_split_gain", lambda: _square_split_gain),
     "uniform-min-gain": ("OFF_SECTOR_SPLIT_MIN_GAIN", _uniform_gain),
     "no-fitted-shared-k-tiles": ("SIXTEEN_BIT_SHARED_K_TILES", lambda: ()),
+    "no-rounds-stream-k": ("ROUNDS_STREAM_K_GAIN", lambda: 1.0),
 }
 
 
@@ -60,26 +63,29 @@ def _baseline(name: str):  # noqa: ANN202
         setattr(k_choice, attr, saved)
 
 
-def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters") -> tuple:
-    """((config, parts) of gemm()'s pick, (config, parts) under `baseline`) for a shape."""
+def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters",
+          activation: str | None = None) -> tuple:
+    """((config, parts) of gemm()'s pick, (config, parts) under `baseline`) for a shape (`activation`: of a fused call
+    with a bias along N)."""
     from cute_examples.dense_gemm.bench_run import bench_shape
     from cute_examples.dense_gemm.launch_plan import plan_config
 
     p = bench_shape((*mnk, 1), dtype)
     options = (dtype, "float32", None, None, None)
-    new = plan_config(p, options, None, 132)
+    fields = None if activation is None else {"activation": activation, **FUSED}
+    new = plan_config(p, options, fields, 132)
     with _baseline(baseline):
-        old = plan_config(p, options, None, 132)
+        old = plan_config(p, options, fields, 132)
     return new, old
 
 
-def shapes(count: int, seed: int, baseline: str = "no-split-clusters") -> list:
+def shapes(count: int, seed: int, baseline: str = "no-split-clusters", activation: str | None = None) -> list:
     """(dtype, (m, n, k), new pick, old pick under `baseline`) of the suite's and `count` random rows whose pick
-    moved."""
+    moved (`activation`: random rows only, of a fused call with a bias along N)."""
     from cute_examples.dense_gemm.bench_models import suite
 
     out = []
-    for dtype in ("bfloat16", "float16"):
+    for dtype in ("bfloat16", "float16") if activation is None else ():
         for s in suite():
             if s.l == 1:
                 new, old = picks(dtype, (s.m, s.n, s.k), baseline)
@@ -87,20 +93,22 @@ def shapes(count: int, seed: int, baseline: str = "no-split-clusters") -> list:
                     out.append((dtype, (s.m, s.n, s.k), new, old))
 
     def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
-        new, old = picks(dtype, mnk, baseline)
+        new, old = picks(dtype, mnk, baseline, activation)
         return (dtype, mnk, new, old) if new != old else None
 
     return out + random_rows(count, seed, row, k_from=512)
 
 
 def main() -> int:
-    args = ab_arguments(__doc__, "both picks' specs", 40, 1130,
+    args = ab_arguments(__doc__, "both picks' specs", 40, 1130, epilogue=True,
                         baseline=("no-split-clusters", tuple(BASELINES), "the rule the pick is compared with"))
-    rows = shapes(args.count, args.seed, args.baseline)
+    rows = shapes(args.count, args.seed, args.baseline, args.epilogue)
     if args.specs:
         n = write_config_specs(args.specs, [c for _, _, new, old in rows for c, _ in (new, old)])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
+    if args.epilogue:
+        return fused_rows(rows, args)
     import torch
 
     print(f"{torch.cuda.get_device_name()}; graphs, {args.rounds} alternating rounds, identical tensors")
@@ -112,6 +120,35 @@ def main() -> int:
         ratios.append(us[0] / us[1])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
               f"{us[2] / us[0]:9.3f}  {new.name} S={s_new} <- {old.name} S={s_old}", flush=True)
+    print(ab_summary("new / old", ratios))
+    return 0
+
+
+def fused_rows(rows: list, args) -> int:  # noqa: ANN001 - the parsed command line
+    """--epilogue: gemm()'s direct plans of a fused call (a bias along N, the activation) with and without the rule."""
+    import torch
+    from cute_examples.dense_gemm import launch_plan, transposed
+
+    print(f"{torch.cuda.get_device_name()}; gemm() plans, bias along N and {args.epilogue}, graphs, {args.rounds} "
+          "alternating rounds, identical tensors")
+
+    def build(a, b, outs, epi) -> list:  # noqa: ANN001 - fused_graph_ab's operands
+        saved = transposed.may_transpose
+        transposed.may_transpose = lambda shape: False  # the direct plans, which the rule moves
+        try:
+            plans = [launch_plan._build(a, b, outs[0], (None, "float32", None, None, None), epi)]
+            with _baseline(args.baseline):
+                plans.append(launch_plan._build(a, b, outs[1], (None, "float32", None, None, None), epi))
+        finally:
+            transposed.may_transpose = saved
+        return plans
+
+    ratios = []
+    for dtype, mnk, _, _ in rows:
+        us, plans = fused_graph_ab(mnk, dtype, args.epilogue, build, args.rounds)
+        ratios.append(us[0] / us[1])
+        print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f}  "
+              f"{plans[0].config.name} <- {plans[1].config.name}", flush=True)
     print(ab_summary("new / old", ratios))
     return 0
 

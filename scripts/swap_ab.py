@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 
-from gemm_sweep import ab_arguments, ab_summary, graph_ab, graph_calls, random_rows, write_config_specs
+from gemm_sweep import FUSED, ab_arguments, ab_summary, fused_graph_ab, graph_ab, random_rows, write_config_specs
 from pick_survey import layer_rows
 
 
@@ -77,9 +77,6 @@ def added(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> 
     return min(cfg.tile_m, cfg.tile_n) < MIN_TILE
 
 
-FUSED = {"bias": "n", "has_input": False, "has_alpha": False, "has_aux": False, "scale_a": None, "scale_b": None}
-
-
 def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple:
     """(the direct fused pick, the transposed one or None) of a bias-along-N call with `activation` (132 SMs)."""
     from cute_examples.dense_gemm.choice import GemmShape
@@ -101,41 +98,25 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
         return 0
     import torch
     from cute_examples.dense_gemm import launch_plan, transposed
-    from cute_examples.dense_gemm.activation import reference
-    from cute_examples.timing import interleaved_graph_ms
 
     print(f"{torch.cuda.get_device_name()}; gemm() plans, bias along N and {args.epilogue}, graphs, {args.rounds} "
           "alternating rounds, identical tensors")
-    ratios = []
-    for dtype, (m, n, k), _ in rows:
-        torch.manual_seed(0)
-        td = getattr(torch, dtype)
-        a = torch.randn(m, k, device="cuda", dtype=td)
-        b = torch.randn(n, k, device="cuda", dtype=td).t()
-        bias = torch.randn(n, device="cuda", dtype=td)
-        outs = [torch.empty(m, n, device="cuda", dtype=td) for _ in range(2)]
-        epi = (bias, None, 1.0, None, args.epilogue, None)
-        options = (None, "float32", None, None, None)
+
+    def build(a, b, outs, epi) -> list:  # noqa: ANN001 - fused_graph_ab's operands
         saved = transposed.may_transpose
         plans = []
         for rule in (lambda shape: False, saved):  # the direct plan, then gemm()'s
             transposed.may_transpose = rule
             try:
-                plans.append(launch_plan._build(a, b, outs[len(plans)], options, epi))
+                plans.append(launch_plan._build(a, b, outs[len(plans)], (None, "float32", None, None, None), epi))
             finally:
                 transposed.may_transpose = saved
         assert not plans[0].transposed and plans[1].transposed
-        calls = [lambda p=p, o=o, a=a, b=b, epi=epi: p(a, a.data_ptr(), b, b.data_ptr(), o, o.data_ptr(), None, epi)
-                 for p, o in zip(plans, outs, strict=True)]
-        ref = reference(a.float() @ b.float() + bias.float(), args.epilogue)
-        for call, out in zip(calls, outs, strict=True):
-            call()
-            torch.cuda.synchronize()
-            err = float((out.float() - ref).norm() / ref.norm())
-            if not err <= 2e-2:
-                raise AssertionError(f"{(m, n, k)}: normwise error {err:.1e}")
-        us = [t * 1e3 for t in interleaved_graph_ms(calls, calls=graph_calls((m, n, k)), iterations=5 * args.rounds,
-                                                      rounds=args.rounds)]
+        return plans
+
+    ratios = []
+    for dtype, (m, n, k), _ in rows:
+        us, plans = fused_graph_ab((m, n, k), dtype, args.epilogue, build, args.rounds)
         ratios.append(us[1] / us[0])
         print(f"{dtype:9} {m}x{n}x{k:<10} {us[0]:8.2f} {us[1]:8.2f} {us[1] / us[0]:8.3f}  {plans[0].config.name} | "
               f"{plans[1].config.name}", flush=True)

@@ -572,3 +572,32 @@ def test_narrow_problems_split_k_on_the_tile_whose_n_fits_them(monkeypatch):
     with_tiles = [row_config(s, dtype, 132, "auto") for s, dtype in rows]
     monkeypatch.setattr(k_choice, "SIXTEEN_BIT_SHARED_K_TILES", ())
     assert [row_config(s, dtype, 132, "auto") for s, dtype in rows] == with_tiles
+
+
+def test_stream_k_past_one_round_where_modelled_faster_than_the_pick():
+    """`_rounds_stream_k`: stream-K on 128x256 for a 16-bit launch of more than one round where its modelled ratio to
+    the pick is under 1 - ROUNDS_STREAM_K_GAIN; never for one round, a pick on a cluster, an input addend or 8-bit
+    operands; gemm()'s plan takes it only where k_choice keeps data-parallel otherwise, and not with rounds=False."""
+    import dataclasses
+
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.calibration import calibration
+    from cute_examples.dense_gemm.k_choice import ROUNDS_STREAM_K_TILE, _rounds_stream_k
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    cal, options = calibration(), ("float16", "float32", None, None, None)
+    shape = bench_shape((2410, 1920, 5664, 1), "float16")  # 19 x 8 = 152 tiles of 128x256 on 132 SMs
+    cfg, splits = plan_config(shape, options, None, 132)
+    assert (cfg.decomposition, (cfg.tile_m, cfg.tile_n), splits) == ("stream_k", ROUNDS_STREAM_K_TILE, 1)
+    dp, _ = plan_config(shape, options, None, 132, rounds=False)
+    assert dp.decomposition == "data_parallel" and (dp.cluster_m, dp.cluster_n) == (1, 1)
+    assert _rounds_stream_k(shape, dp, 132, cal)[0] == cfg
+    assert _rounds_stream_k(shape, dataclasses.replace(dp, cluster_m=2), 132, cal) is None
+    assert _rounds_stream_k(shape, dataclasses.replace(dp, has_input=True), 132, cal) is None
+    assert _rounds_stream_k(shape, dataclasses.replace(dp, a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn",
+                                                       tile_k=128), 132, cal) is None
+    # the same rows on 264 SMs fit one round of 128x256 tiles
+    assert _rounds_stream_k(shape, dp, 264, cal) is None
+    # a pick whose modelled ratio is over the threshold keeps data-parallel (2675 x 28672 x 4096: 0.995)
+    big = bench_shape((2675, 28672, 4096, 1), "bfloat16")
+    assert plan_config(big, ("bfloat16", "float32", None, None, None), None, 132)[0].decomposition == "data_parallel"

@@ -226,3 +226,31 @@ def test_compute_sanitizer_is_clean_on_split_and_stream_k(tool):
         assert "ERROR SUMMARY: 0 errors" in out, out[-4000:]
     else:
         assert "RACECHECK SUMMARY: 0 hazards" in out or "ERROR SUMMARY: 0 errors" in out, out[-4000:]
+
+
+@requires_sm90
+def test_gemm_runs_stream_k_past_one_round_where_k_choice_takes_it():
+    """`k_choice._rounds_stream_k`: gemm()'s own plan for 2410 x 1920 x 5664 (float16, 152 tiles of 128x256: on 132
+    SMs stream-K on 128x256, a tile shared by two workers in K step) is the host's pick for this GPU's SM count,
+    within the error bound, with the same bits on a second call."""
+    from cute_examples.dense_gemm import gemm
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.launch_plan import plan_pick, plans
+    from cute_examples.dense_gemm.spec import tolerance
+    from cute_runtime import device_properties
+
+    sms = device_properties(torch.cuda.current_device()).sm_count
+    (want, _), t_pick = plan_pick(bench_shape((2410, 1920, 5664, 1), "float16"),
+                                  ("float16", "float32", None, None, None), None, sms)
+    assert t_pick is None
+    if sms == 132:
+        assert want.decomposition == "stream_k" and (want.tile_m, want.tile_n) == (128, 256), want.name
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    a = _randn((2410, 5664), torch.float16, gen)
+    b = _randn((1920, 5664), torch.float16, gen).t()
+    first = gemm(a, b)
+    plan = list(plans.table().values())[-1]
+    assert plan.config == want, (plan.config.name, want.name)
+    ref = a.double() @ b.double()
+    assert float((first.double() - ref).norm() / ref.norm()) <= tolerance(want.acc_dtype, want.c_dtype)
+    assert torch.equal(gemm(a, b), first)

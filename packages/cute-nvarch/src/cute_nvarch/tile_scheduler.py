@@ -12,8 +12,7 @@ Units that split K are the other kinds of a `Decomposition` (`KWork` evaluates o
   ones first where T > P; all tiles where T <= P) have their K tiles in S = min(splits, K tiles) even parts; unit
   w >= dp_tiles is part `(w - dp_tiles) % S` of tile `dp_tiles + (w - dp_tiles) // S`, so a tile's parts run on
   consecutive clusters at once, and every split tile's part i covers the same K range as every other's (the
-  clusters of the split round read the same K slices, which L2 shares; stream-K's staggered ranges read 3.8x the
-  DRAM bytes of the data-parallel launch on 2895 x 4096 x 14336);
+  clusters of the split round read the same K slices, which L2 shares);
 - "stream_k" (CUTLASS's SM90 stream-K model, in the Stream-K paper's "two-tile stream-K + data-parallel"
   form): with P clusters and T tiles, the K iterations of the last T % P tiles plus, where T > P, one full
   wave more (`sk_tiles`: each worker then has one to two tiles of iterations, so a tile is shared by at most two

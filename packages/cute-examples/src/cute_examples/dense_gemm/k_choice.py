@@ -26,7 +26,9 @@ keeping data-parallel unless another kind is `min_gain` (M <= SMALL_M: `small_m_
 tiles fit in `split_k.MAX_WORKSPACE_BYTES`. `decomposed_config` tries the shared-K kinds with cluster 1x1 on the tiles
 `shared_k_tiles` (what the AOT bundle holds; below `STREAM_K_MIN_M` split-K only), and split-K with a 2x1 cluster
 where one round of it covers a long K (`SPLIT_K_CLUSTERS`; on 128x256 only where A's and B's rows are off sectors, at
-`OFF_SECTOR_SPLIT_MIN_GAIN` instead of `min_gain`); for M <= `SMALL_M` (decode-like rows) only split-K on
+`OFF_SECTOR_SPLIT_MIN_GAIN` instead of `min_gain`), and where all that keeps the data-parallel pick of a 16-bit launch
+past one round, stream-K on `ROUNDS_STREAM_K_TILE` at `ROUNDS_STREAM_K_GAIN`, priced against that tile's own
+data-parallel launch (`_rounds_stream_k`); for M <= `SMALL_M` (decode-like rows) only split-K on
 the narrowest tiles `SMALL_M_TILES`: measured on an H200 (k_calibration.json), stream-K on those rows lost to
 data-parallel on 64x64 tiles by up to 1.7x, its final parts reading many partial tiles. The constants are in
 `k_calibration.json` (which rows they came from), refreshed by `python -m cute_examples.dense_gemm.calibrate --write`
@@ -50,6 +52,7 @@ from .choice import (
     rows_off_sectors,
     tile_efficiency,
 )
+from .choice import estimate_us as tile_estimate_us
 from .spec import GemmConfig
 
 __all__ = [
@@ -58,6 +61,8 @@ __all__ = [
     "deepened",
     "MAX_SPLITS",
     "STREAM_K_MIN_M",
+    "ROUNDS_STREAM_K_GAIN",
+    "ROUNDS_STREAM_K_TILE",
     "SHARED_K_TILES",
     "SIXTEEN_BIT_SHARED_K_TILES",
     "SPLIT_K_CLUSTERS",
@@ -121,6 +126,18 @@ MAX_SPLITS = 16
 # stream-K picks of 24 random shapes of M 180 and 213 ran 1.09x / 1.23x the data-parallel pick's time; on the FP8
 # sweep's M = 128 rows stream-K was never the fastest kind either
 STREAM_K_MIN_M = 256
+# a launch of more than one round of 16-bit tiles runs stream-K on ROUNDS_STREAM_K_TILE where that is modelled
+# ROUNDS_STREAM_K_GAIN faster than the data-parallel pick (`_rounds_stream_k`). Stream-K's workers walk their whole
+# tiles first, so the shared phase stays in K step (cute-nvarch `KWork`): on 2895 x 4096 x 14336 its DRAM reads fell
+# from 1.52 GB to 640 MB (data-parallel 405 MB) and its time from 611 to 509 us (data-parallel 535). H200, bfloat16 /
+# float16, `scripts/gemm_sweep.py --decompositions stream_k --around-pick` (CUDA graphs, identical tensors): on 32
+# random shapes the rule takes (about 5% of random shapes past one round) stream-K on 128x256 ran 0.967 of the pick's
+# time (26 faster, 0.905..1.068); on 30 shapes of the earlier sweeps the modelled ratio orders the measured one (under
+# 0.95: 10 rows 0.923..1.002; 0.95..1.04: 1.055, 1.075, 1.085, 1.104 among them). `scripts/pick_ab.py --baseline
+# no-rounds-stream-k` on fresh random shapes whose pick moved: 0.970 / 0.972 (seeds 2501 / 2503, 24 rows each, 42 of 48
+# faster, worst 1.047: 414 x 13368 x 8272), with a bias and SiLU 0.969 (seed 2507, 16 rows, worst 1.015)
+ROUNDS_STREAM_K_TILE = (128, 256)
+ROUNDS_STREAM_K_GAIN = 0.06
 # with an input addend, shared-K tiles of at most this N: a tile's final part reads the input of its whole tile after
 # the fix-up, on the launch's critical path (H200, 512 x 16384 -> 4096 bias + residual in CUDA graphs: split-K 2 on
 # 128x256 120.4 us, the data-parallel 128x128 pick 112.4; at 128 tokens split-K 4 on 128x128 48.0 against 52.7)
@@ -281,11 +298,12 @@ def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
 
 
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,
-                      min_tile: int = 0) -> tuple[GemmConfig, KChoice]:
+                      min_tile: int = 0, rounds: bool = True) -> tuple[GemmConfig, KChoice]:
     """(config, choice) for `shape`: dp_cfg (the data-parallel pick) unless a shared-K kind with cluster 1x1 on
     one of `shared_k_tiles` (M <= SMALL_M: split-K on `SMALL_M_TILES`), or split-K on a cluster of `SPLIT_K_CLUSTERS`
     where `_clustered_split_gain` allows one and it runs in one round, is modelled `min_gain` faster (the clustered
-    128x256 split where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`); only tiles of sides `min_tile` or more."""
+    128x256 split where rows are off sectors: `OFF_SECTOR_SPLIT_MIN_GAIN`); only tiles of sides `min_tile` or more;
+    where that keeps the data-parallel pick, with `rounds`, stream-K past one round (`_rounds_stream_k`)."""
     cal = cal or calibration()
     dp = KChoice("data_parallel", 1, estimate_us(shape, dp_cfg, num_sms, "data_parallel", cal=cal))
     deep = deepened(shape, dp_cfg, num_sms)  # the data-parallel pick as it runs
@@ -329,7 +347,37 @@ def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int, cal: Calibra
             best_cfg, best, best_gain = dataclasses.replace(cfg, decomposition=c.kind), c, gain
     if best.us < dp.us * (1 - best_gain):
         return best_cfg, best
-    return deep, dp
+    taken = _rounds_stream_k(shape, dp_cfg, num_sms, cal) if rounds and not small and deep is dp_cfg else None
+    return taken if taken is not None else (deep, dp)
+
+
+def _rounds_stream_k(shape: Any, dp_cfg: GemmConfig, num_sms: int, cal: Calibration) -> tuple | None:
+    """(stream-K config on ROUNDS_STREAM_K_TILE, its choice) for a 16-bit launch of more than one round on that tile
+    whose modelled time is ROUNDS_STREAM_K_GAIN under the data-parallel pick's, else None. The ratio to the pick
+    is stream-K's to the same tile's data-parallel launch (this model's) times that launch's to the pick's (the tile
+    model's, which ranked the pick), so that each model compares launches of one kind; picks on a cluster keep it."""
+    from .split_k import MAX_WORKSPACE_BYTES
+
+    if dp_cfg.ab_bytes != 2 or dp_cfg.has_input or dp_cfg.c_dtype == "float32" or shape.m < STREAM_K_MIN_M:
+        return None
+    if dp_cfg.cluster_m * dp_cfg.cluster_n > 1:  # the tile model's cluster cost is no part of stream-K's
+        return None
+    try:
+        cfg = shared_k_config(dp_cfg, ROUNDS_STREAM_K_TILE, "stream_k")
+    except ValueError:
+        return None
+    tiles, _, p = _launch_counts(shape, cfg, num_sms)
+    if tiles <= p or partial_bytes(shape, cfg, num_sms, "stream_k") > MAX_WORKSPACE_BYTES:
+        return None
+    on_tile = dataclasses.replace(cfg, decomposition="data_parallel")
+    sk = estimate_us(shape, on_tile, num_sms, "stream_k", cal=cal)
+    ratio = sk / estimate_us(shape, on_tile, num_sms, "data_parallel", cal=cal)
+    try:
+        ratio *= tile_estimate_us(shape, ROUNDS_STREAM_K_TILE, (1, 1), num_sms) / tile_estimate_us(
+            shape, (dp_cfg.tile_m, dp_cfg.tile_n), (1, 1), num_sms)
+    except ValueError:  # a pick the tile model does not rank (none of choose_config's)
+        return None
+    return (cfg, KChoice("stream_k", 1, sk)) if ratio < 1 - ROUNDS_STREAM_K_GAIN else None
 
 
 def clustered_split_tile(tile: tuple[int, int]) -> bool:

@@ -517,11 +517,12 @@ def _transposed_views(a: Any, b: Any, out: Any, out_shape: tuple[int, ...], c_dt
 
 
 def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
-                loadable: Callable[[Any], bool] = lambda cfg: True, min_tile: int = 0) -> tuple[Any, int]:
+                loadable: Callable[[Any], bool] = lambda cfg: True, min_tile: int = 0,
+                rounds: bool = True) -> tuple[Any, int]:
     """(config, split-K parts) of a plan without a tuned entry: `options` as gemm() builds them (c_dtype, acc_dtype,
     tile, cluster, variant[, promotion]), `fields` the epilogue's GemmConfig fields (None: the plain path),
     `loadable(cfg)` whether a split-K / stream-K kernel can be had (else the data-parallel config), `min_tile` the
-    least tile side a chosen tile may have."""
+    least tile side a chosen tile may have, `rounds` whether k_choice may take stream-K past one round."""
     _, acc_dtype, tile, cluster, variant, *rest = options
     promotion = rest[0] if rest else 0
     acc = canonical_dtype(acc_dtype, "acc_dtype")
@@ -534,7 +535,7 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         cfg = with_promotion(problem, cfg, promotion, acc, tile, num_sms)
     if tile is None and cluster is None and variant is None:
         # split-K / stream-K (with or without a fused epilogue), then the ping-pong schedule where it pays
-        cfg, splits = _decomposed(problem, cfg, num_sms, loadable, min_tile)
+        cfg, splits = _decomposed(problem, cfg, num_sms, loadable, min_tile, rounds)
         cfg = pingpong_form(cfg)
     return cfg, splits
 
@@ -545,19 +546,21 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     `transposed.transposed_fields`, among tiles of sides `transposed.min_tile` or more) where `transposed.transposes`
     says gemm() runs that, else None) of a plan without a tuned entry; only calls without tile, cluster, variant or
     promotion may run transposed. `loadable` is asked about the transposed problem's kernels only where the pick
-    would run them."""
+    would run them. Whether to transpose is decided on both problems' picks without k_choice's stream-K past one
+    round (the rule `transposes` was measured with), which then applies to each."""
     from .transposed import may_transpose, min_tile, transposed_fields, transposed_shape, transposes
 
     pick = plan_config(problem, options, fields, num_sms, loadable)
     t_fields = None if fields is None else transposed_fields(fields)
     if options[2:] != (None, None, None) or (fields is not None and t_fields is None) or not may_transpose(problem):
         return pick, None
-    t_shape = transposed_shape(problem)
+    t_shape, least = transposed_shape(problem), min_tile(problem)
+    within = plan_config(problem, options, fields, num_sms, loadable, rounds=False)
     for ask in (lambda cfg: True, loadable):  # decide first, then load only the kernel the transposed pick runs
-        t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, min_tile(problem))
-        if not transposes(problem, pick, t_shape, t_pick, num_sms):
+        t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, least, rounds=False)
+        if not transposes(problem, within, t_shape, t_pick, num_sms):
             return pick, None
-    return pick, t_pick
+    return pick, plan_config(t_shape, options, t_fields, num_sms, loadable, least)
 
 
 def gemm_picks(problem: Any, num_sms: int, acc_dtype: str = "float32", decomposed: bool | None = None) -> list[Any]:
@@ -618,7 +621,7 @@ def _loadable(cfg: Any, cc: tuple[int, int], device: int) -> bool:
 
 
 def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], bool],
-                min_tile: int = 0) -> tuple[Any, int]:
+                min_tile: int = 0, rounds: bool = True) -> tuple[Any, int]:
     """(config, split-K parts): k_choice's pick for the problem (a shared-K kind on a tile of sides `min_tile` or more,
     or the data-parallel config with a deeper pipeline, `k_choice.deepened`) when its kernel is loadable, else
     (cfg, 1)."""
@@ -627,7 +630,7 @@ def _decomposed(problem: Any, cfg: Any, num_sms: int, loadable: Callable[[Any], 
 
     if not gemm_decompose():
         return cfg, 1
-    dcfg, choice = decomposed_config(problem, cfg, num_sms, min_tile=min_tile)
+    dcfg, choice = decomposed_config(problem, cfg, num_sms, min_tile=min_tile, rounds=rounds)
     if dcfg is cfg or not loadable(dcfg):
         return cfg, 1
     return dcfg, choice.splits
