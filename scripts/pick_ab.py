@@ -11,7 +11,8 @@ Baselines (`--baseline`): `no-split-clusters` (the default: `k_choice.SPLIT_K_CL
 `square-split-clusters` (split-K takes a cluster only on `k_choice.clustered_split_tile`'s tiles, whatever the rows'
 alignment: the rule before 128x256 took one where A's and B's rows are off sectors), `uniform-min-gain` (that clustered
 128x256 split needs the calibration's `min_gain`, not `k_choice.OFF_SECTOR_SPLIT_MIN_GAIN`), `no-rounds-stream-k`
-(no stream-K past one round: `k_choice.ROUNDS_STREAM_K_GAIN` at 1).
+(no stream-K past one round: `k_choice.ROUNDS_STREAM_K_GAIN` at 1), `one-odd-chunk-buffer` (a shared-K tile of an odd
+number of epilogue chunks takes one staging buffer: `k_choice.ODD_CHUNK_BUFFERS` at 1).
 
 Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
 K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
@@ -46,6 +47,7 @@ BASELINES = {
     "uniform-min-gain": ("OFF_SECTOR_SPLIT_MIN_GAIN", _uniform_gain),
     "no-fitted-shared-k-tiles": ("SIXTEEN_BIT_SHARED_K_TILES", lambda: ()),
     "no-rounds-stream-k": ("ROUNDS_STREAM_K_GAIN", lambda: 1.0),
+    "one-odd-chunk-buffer": ("ODD_CHUNK_BUFFERS", lambda: 1),
 }
 
 

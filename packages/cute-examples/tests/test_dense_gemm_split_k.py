@@ -23,22 +23,24 @@ def test_config_rules_and_names():
     fp8 = GemmConfig(a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", c_dtype="bfloat16", scale_a="tensor",
                      scale_b="n", activation="relu", decomposition="split_k")
     assert fp8.shares_k and fp8.scaled and fp8.name.endswith("_splitk")
-    with pytest.raises(ValueError, match="multiple of epi_buffers=2"):
-        GemmConfig(tile_n=64, decomposition="stream_k")  # one 64-column chunk per tile
+    # one 64-column chunk per tile: the kernel restarts the two buffers' order each unit (`kernel._epilogue`)
+    assert GemmConfig(tile_n=64, decomposition="stream_k").epi_buffers == 2
 
 
-def test_a_tile_of_one_epilogue_chunk_splits_with_one_staging_buffer():
-    from cute_examples.dense_gemm.k_choice import shared_k_config
+def test_shared_k_staging_buffers_by_epilogue_chunks():
+    """One staging buffer for a tile of one epilogue chunk, `ODD_CHUNK_BUFFERS` for an odd number more, else the
+    config's."""
+    from cute_examples.dense_gemm.k_choice import ODD_CHUNK_BUFFERS, shared_k_config
 
     e4m3 = "float8_e4m3fn"
     dp = GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=e4m3, tile_n=256, scale_a="tensor", scale_b="tensor")
-    with pytest.raises(ValueError, match="multiple of epi_buffers=2"):
-        GemmConfig(a_dtype=e4m3, b_dtype=e4m3, c_dtype=e4m3, decomposition="split_k")  # 128 columns: one chunk
-    cfg = shared_k_config(dp, (128, 128), "split_k")
+    cfg = shared_k_config(dp, (128, 128), "split_k")  # an 8-bit C's 128 columns: one chunk
     assert (cfg.tile_n, cfg.epi_buffers, cfg.decomposition, cfg.scale_a) == (128, 1, "split_k", "tensor")
     assert shared_k_config(dp, (128, 256), "stream_k").epi_buffers == 2  # two chunks keep two buffers
     wide = shared_k_config(GemmConfig(tile_n=64), (128, 256), "split_k")  # 16-bit C: four chunks
     assert (wide.tile_n, wide.epi_buffers, wide.cluster_m) == (256, 2, 1)
+    odd = shared_k_config(GemmConfig(), (128, 160), "stream_k")  # 16-bit C: five 32-column chunks
+    assert (odd.c_tile_n // odd.epi_n, odd.epi_buffers) == (5, ODD_CHUNK_BUFFERS) and ODD_CHUNK_BUFFERS == 2
 
 
 def test_kernel_of_a_split_config():

@@ -163,10 +163,11 @@ from cute_examples.dense_gemm.bench_fp8 import scaled_extra
 def rows(shape):  # row-major, rows padded to 16 bytes (TMA's rule for a direct launch)
     return torch.randn(padded(shape, torch.float16)[0], dtype=torch.float16, device="cuda")[:, :shape[1]]
 props = device_properties(torch.cuda.current_device())
-# stream-K and split-K; then stream-K whose M edge tile starts inside M and split-K past a wave (data-parallel waves,
-# then the last wave split), in bfloat16
+# stream-K and split-K; then stream-K whose M edge tile starts inside M, split-K past a wave (data-parallel waves,
+# then the last wave split) and stream-K on 128x160 (five chunks through two staging buffers), in bfloat16
 cases = [(SPLIT_GPU_CASES[0], torch.float16, 2e-3), (SPLIT_GPU_CASES[3], torch.float16, 2e-3)]
-cases += [(c, torch.bfloat16, 1e-2) for c in SPLIT_GPU_CASES if c.mnk in ((2000, 8192, 1024), (3000, 4096, 2048))]
+cases += [(c, torch.bfloat16, 1e-2) for c in SPLIT_GPU_CASES
+          if c.mnk in ((2000, 8192, 1024), (3000, 4096, 2048), (2000, 2000, 3000))]
 for case, dt, bound in cases:
     cfg, (m, n, k) = case.config, case.mnk
     a, b, c = rows((m, k)).to(dt), rows((n, k)).t().to(dt), rows((m, n)).to(dt)

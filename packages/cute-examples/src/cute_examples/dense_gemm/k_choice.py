@@ -62,6 +62,7 @@ __all__ = [
     "MAX_SPLITS",
     "STREAM_K_MIN_M",
     "ROUNDS_STREAM_K_GAIN",
+    "ODD_CHUNK_BUFFERS",
     "ROUNDS_STREAM_K_TILE",
     "SHARED_K_TILES",
     "SIXTEEN_BIT_SHARED_K_TILES",
@@ -113,7 +114,7 @@ CLUSTERED_SPLIT_MIN_K = 2048
 # `scripts/pick_ab.py --baseline uniform-min-gain` on fresh random rows whose pick moved: 0.1 against 0.2 0.791 / 0.815
 # of the old time (two seeds of 16, all faster, worst 0.940); 0.0 against 0.1 (16 more) 0.903, 15 faster, worst 1.009
 OFF_SECTOR_SPLIT_MIN_GAIN = 0.0
-SMALL_M_TILES = ((64, 128),)  # the narrowest split tile (64x64's one epilogue chunk breaks the buffer parity)
+SMALL_M_TILES = ((64, 128),)  # the narrowest split tile the decode sweep measured
 # a data-parallel 64x64 launch without a cluster whose units leave half the SMs idle streams a long K through the
 # deepest pipeline that fits, up to DEEP_STAGES (`deepened`): on the H200 sweeps (decode, FP8, config) its 12 / 13
 # stages ran 0-19% faster than 8 at 112..224 K tiles (every such row; 64 units: M <= 64, N 4096), 5-6% slower at 64
@@ -136,6 +137,12 @@ STREAM_K_MIN_M = 256
 # 0.95: 10 rows 0.923..1.002; 0.95..1.04: 1.055, 1.075, 1.085, 1.104 among them). `scripts/pick_ab.py --baseline
 # no-rounds-stream-k` on fresh random shapes whose pick moved: 0.970 / 0.972 (seeds 2501 / 2503, 24 rows each, 42 of 48
 # faster, worst 1.047: 414 x 13368 x 8272), with a bias and SiLU 0.969 (seed 2507, 16 rows, worst 1.015)
+# staging buffers of a shared-K tile whose epilogue has an odd number of chunks, more than one (128x160's five,
+# 128x224's seven): two, whose order the kernel restarts each unit (`kernel._epilogue`: units without an epilogue
+# would break a running order); one buffer waits for each chunk's store before writing the next. H200,
+# `scripts/pick_ab.py --baseline one-odd-chunk-buffer` (gemm()'s split-K / stream-K picks on such tiles, fresh random
+# shapes, seed 2511): 0.982 of the one-buffer configs' time (24 rows, 18 faster, 0.906..1.012)
+ODD_CHUNK_BUFFERS = 2
 ROUNDS_STREAM_K_TILE = (128, 256)
 ROUNDS_STREAM_K_GAIN = 0.06
 # with an input addend, shared-K tiles of at most this N: a tile's final part reads the input of its whole tile after
@@ -288,13 +295,14 @@ def shared_k_tiles(ab_bytes: int) -> tuple[tuple[int, int], ...]:
 
 def shared_k_config(cfg: GemmConfig, tile: tuple[int, int], kind: str,
                     cluster: tuple[int, int] = (1, 1)) -> GemmConfig:
-    """cfg on `tile` and `cluster` with the shared-K `kind`; a tile of an odd number of epilogue chunks (an 8-bit
-    C's 128 columns: one) gets one staging buffer (units without an epilogue would break two buffers' order);
-    ValueError where the combination is invalid."""
+    """cfg on `tile` and `cluster` with the shared-K `kind`; a tile of one epilogue chunk (an 8-bit C's 128 columns)
+    gets one staging buffer, one of an odd number more `ODD_CHUNK_BUFFERS`; ValueError where the combination is
+    invalid."""
     dp = dataclasses.replace(cfg, tile_m=tile[0], tile_n=tile[1], cluster_m=cluster[0], cluster_n=cluster[1],
                              stages=None)
-    odd = (dp.c_tile_n // dp.epi_n) % 2 == 1
-    return dataclasses.replace(dp, decomposition=kind, **({"epi_buffers": 1} if odd else {}))
+    chunks = dp.c_tile_n // dp.epi_n
+    buffers = 1 if chunks == 1 else ODD_CHUNK_BUFFERS if chunks % 2 else dp.epi_buffers
+    return dataclasses.replace(dp, decomposition=kind, epi_buffers=buffers)
 
 
 def decomposed_config(shape: Any, dp_cfg: GemmConfig, num_sms: int, cal: Calibration | None = None,

@@ -792,7 +792,7 @@ def _consumer(plan, sched, pipe, g, tid_in_wg, warp_in_wg, c_desc, a_smem, b_sme
         allow_next_grid(u)
 
         def store() -> None:
-            # only a tile's last unit stores it (chunks are a multiple of epi_buffers: the buffer parity holds)
+            # only a tile's last unit stores it (`_epilogue` restarts the buffer order where chunks are odd)
             origins = _tile_origins(cfg, sched, wu)
             if cfg.atoms_m > 1:
                 store_slabs(acc, u, origins, wu.l)
@@ -862,7 +862,10 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
     Chunk c of the unit goes through buffer `(unit * chunks + c) % epi_buffers`. Before a buffer is
     rewritten its last TMA store must have finished reading it: the issuing thread waits until at most
     `epi_buffers - 1` bulk groups are pending (with two buffers, the store of the previous chunk keeps
-    running while this one is written), then the warpgroup synchronises on its own named barrier.
+    running while this one is written), then the warpgroup synchronises on its own named barrier. Where units
+    share K and the chunk count is not a multiple of `epi_buffers`, units without an epilogue would break that
+    running order: there chunk c goes through buffer `c % epi_buffers` and chunk 0 first waits for every store
+    (the previous epilogue's, issued at least one K loop earlier).
     With a fused epilogue (`epilogue` = (FusedParams, m, n)) each store's output values are computed just
     before it (one or two 8-column groups at a time, in the accumulators' per-thread order; SwiGLU: from twice
     as many accumulators), which keeps few of them live next to the remaining accumulators. `started`: the unit's
@@ -896,17 +899,19 @@ def _epilogue(plan, acc, g, unit, tid_in_wg, warp_in_wg, c_desc, epi_wg, tile_ro
             fused.prefetch_inputs(nxt)
         return fused.values(vals, groups)
 
+    restart = cfg.shares_k and chunks % cfg.epi_buffers != 0  # each unit's chunks from buffer 0
     for chunk in range(chunks):
         groups = range(chunk * cfg.epi_n // 8, (chunk + 1) * cfg.epi_n // 8)
         if cfg.epi_buffers == 1:
             buf = epi_wg
-        elif chunks % cfg.epi_buffers == 0:
+        elif chunks % cfg.epi_buffers == 0 or restart:
             buf = H.smem_offset(epi_wg, (chunk % cfg.epi_buffers) * cfg.epi_bytes)
         else:
             parity = (unit * chunks + chunk) % cfg.epi_buffers
             buf = H.smem_offset(epi_wg, parity * cfg.epi_bytes)
         if cfg.epi_buffers > 1:
-            if_(tid_in_wg == 0, lambda: H.tma_store_wait(cfg.epi_buffers - 1, read=True))
+            pending = 0 if restart and chunk == 0 else cfg.epi_buffers - 1
+            if_(tid_in_wg == 0, lambda pending=pending: H.tma_store_wait(pending, read=True))
         H.named_barrier_sync(barrier_id, 128)
         # the buffers a chunk's values go to: C's, and the pre-activation output's with `has_aux`
         bufs = (buf,) if aux_desc is None else (buf, H.smem_offset(buf, cfg.c_staging_bytes))

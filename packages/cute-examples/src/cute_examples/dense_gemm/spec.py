@@ -60,8 +60,8 @@ Decomposition of K (`decomposition`, cute-nvarch's `DECOMPOSITIONS`): "data_para
 tile), "split_k" or "stream_k" (units share tiles and add their partial accumulators through a float32
 workspace in an ordered fix-up, `split_k`). A shared-K config is the kernel `dense_gemm_split` (run-time
 parameters add the workspace and flag addresses and split-K's part count), `dense_gemm_split_fused` with a fused
-epilogue, or `dense_gemm_split_scaled` with device scales or an 8-bit C; it needs a float32 accumulator, the
-cooperative schedule, and a chunk count of the epilogue that is a multiple of `epi_buffers`.
+epilogue, or `dense_gemm_split_scaled` with device scales or an 8-bit C; it needs a float32 accumulator and the
+cooperative schedule.
 """
 
 from __future__ import annotations
@@ -364,12 +364,6 @@ class GemmConfig:
             return
         if self.acc_dtype != "float32":
             raise ValueError(f"decomposition {self.decomposition!r} needs acc_dtype float32, got {self.acc_dtype}")
-        if (self.c_tile_n // self.epi_n) % self.epi_buffers:
-            raise ValueError(
-                f"decomposition {self.decomposition!r} needs the epilogue's {self.c_tile_n // self.epi_n} chunks per "
-                f"tile to be a multiple of epi_buffers={self.epi_buffers} (units without an epilogue break the "
-                "per-unit buffer parity)"
-            )
 
     def _check_promotion(self) -> None:
         p = self.mma_promotion_interval

@@ -63,6 +63,10 @@ SPLIT_GPU_CASES = (
     SplitCase(_cfg("stream_k", (128, 256), dtype="bfloat16"), (2000, 8192, 1024), 1, 2),
     # split-K past a wave: two data-parallel waves, then the last partial wave's 120 tiles in three parts each
     SplitCase(_cfg("split_k", (128, 256), dtype="bfloat16"), (3000, 4096, 2048), 3, 3),
+    # five / seven epilogue chunks through two staging buffers, their order restarted each unit (`kernel._epilogue`):
+    # stream-K past a wave on 128x160 (units without an epilogue between those with one), split-K on 128x224
+    SplitCase(_cfg("stream_k", (128, 160), dtype="bfloat16"), (2000, 2000, 3000), 1, 2),
+    SplitCase(_cfg("split_k", (128, 224)), (700, 1000, 4000), 3, 3),
 )
 
 
