@@ -127,6 +127,12 @@ MAX_SPLITS = 16
 # stream-K picks of 24 random shapes of M 180 and 213 ran 1.09x / 1.23x the data-parallel pick's time; on the FP8
 # sweep's M = 128 rows stream-K was never the fastest kind either
 STREAM_K_MIN_M = 256
+# staging buffers of a shared-K tile whose epilogue has an odd number of chunks, more than one (128x160's five,
+# 128x224's seven): two, whose order the kernel restarts each unit (`kernel._epilogue`: units without an epilogue
+# would break a running order); one buffer waits for each chunk's store before writing the next. H200,
+# `scripts/pick_ab.py --baseline one-odd-chunk-buffer` (gemm()'s split-K / stream-K picks on such tiles, fresh random
+# shapes, seed 2511): 0.982 of the one-buffer configs' time (24 rows, 18 faster, 0.906..1.012)
+ODD_CHUNK_BUFFERS = 2
 # a launch of more than one round of 16-bit tiles runs stream-K on ROUNDS_STREAM_K_TILE where that is modelled
 # ROUNDS_STREAM_K_GAIN faster than the data-parallel pick (`_rounds_stream_k`). Stream-K's workers walk their whole
 # tiles first, so the shared phase stays in K step (cute-nvarch `KWork`): on 2895 x 4096 x 14336 its DRAM reads fell
@@ -137,12 +143,6 @@ STREAM_K_MIN_M = 256
 # 0.95: 10 rows 0.923..1.002; 0.95..1.04: 1.055, 1.075, 1.085, 1.104 among them). `scripts/pick_ab.py --baseline
 # no-rounds-stream-k` on fresh random shapes whose pick moved: 0.970 / 0.972 (seeds 2501 / 2503, 24 rows each, 42 of 48
 # faster, worst 1.047: 414 x 13368 x 8272), with a bias and SiLU 0.969 (seed 2507, 16 rows, worst 1.015)
-# staging buffers of a shared-K tile whose epilogue has an odd number of chunks, more than one (128x160's five,
-# 128x224's seven): two, whose order the kernel restarts each unit (`kernel._epilogue`: units without an epilogue
-# would break a running order); one buffer waits for each chunk's store before writing the next. H200,
-# `scripts/pick_ab.py --baseline one-odd-chunk-buffer` (gemm()'s split-K / stream-K picks on such tiles, fresh random
-# shapes, seed 2511): 0.982 of the one-buffer configs' time (24 rows, 18 faster, 0.906..1.012)
-ODD_CHUNK_BUFFERS = 2
 ROUNDS_STREAM_K_TILE = (128, 256)
 ROUNDS_STREAM_K_GAIN = 0.06
 # with an input addend, shared-K tiles of at most this N: a tile's final part reads the input of its whole tile after
