@@ -600,4 +600,7 @@ def test_stream_k_past_one_round_where_modelled_faster_than_the_pick():
     assert _rounds_stream_k(shape, dp, 264, cal) is None
     # a pick whose modelled ratio is over the threshold keeps data-parallel (2675 x 28672 x 4096: 0.995)
     big = bench_shape((2675, 28672, 4096, 1), "bfloat16")
-    assert plan_config(big, ("bfloat16", "float32", None, None, None), None, 132)[0].decomposition == "data_parallel"
+    options = ("bfloat16", "float32", None, None, None)
+    assert plan_config(big, options, None, 132)[0].decomposition == "data_parallel"
+    # where the pick is not stream-K the rule left it alone (`launch_plan._without_rounds` relies on that)
+    assert plan_config(big, options, None, 132, rounds=False) == plan_config(big, options, None, 132)

@@ -555,12 +555,22 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     if options[2:] != (None, None, None) or (fields is not None and t_fields is None) or not may_transpose(problem):
         return pick, None
     t_shape, least = transposed_shape(problem), min_tile(problem)
-    within = plan_config(problem, options, fields, num_sms, loadable, rounds=False)
+    within = _without_rounds(pick, problem, options, fields, num_sms, loadable)
     for ask in (lambda cfg: True, loadable):  # decide first, then load only the kernel the transposed pick runs
-        t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, least, rounds=False)
-        if not transposes(problem, within, t_shape, t_pick, num_sms):
+        t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, least)
+        t_within = _without_rounds(t_pick, t_shape, options, t_fields, num_sms, ask, least)
+        if not transposes(problem, within, t_shape, t_within, num_sms):
             return pick, None
-    return pick, plan_config(t_shape, options, t_fields, num_sms, loadable, least)
+    return pick, t_pick
+
+
+def _without_rounds(pick: tuple[Any, int], problem: Any, options: tuple, fields: dict | None, num_sms: int,
+                    loadable: Callable[[Any], bool], min_tile: int = 0) -> tuple[Any, int]:
+    """`plan_config(..., rounds=False)` given its pick with `rounds`: that pick, unless it is stream-K (k_choice's
+    stream-K past one round only ever moves a pick to stream-K)."""
+    if pick[0].decomposition != "stream_k":
+        return pick
+    return plan_config(problem, options, fields, num_sms, loadable, min_tile, rounds=False)
 
 
 def gemm_picks(problem: Any, num_sms: int, acc_dtype: str = "float32", decomposed: bool | None = None) -> list[Any]:
