@@ -25,13 +25,14 @@ table. The default shapes mix the suite's weak rows with shapes outside it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import json
 import random
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 SHAPES = (
     "1x6144x4096", "1x8192x28672", "16x6144x4096", "16x8192x8192", "128x8192x8192", "128x10240x8192",
@@ -286,6 +287,19 @@ def transposed_operands(ops: tuple) -> tuple:
     """`_operands`' tuple for the transposed problem C^T = B^T A^T on the same tensors: A' = b^T, B' = a^T, C' = c^T."""
     a, b, c, ref, *_ = ops
     return (b.t(), a.t(), c.t(), ref.t(), None, None, ())
+
+
+@contextlib.contextmanager
+def direct_plans() -> Iterator[None]:
+    """gemm()'s plans built inside run the direct problem (`transposed.may_transpose` off, restored on exit)."""
+    from cute_examples.dense_gemm import transposed
+
+    saved = transposed.may_transpose
+    transposed.may_transpose = lambda shape: False
+    try:
+        yield
+    finally:
+        transposed.may_transpose = saved
 
 
 def fused_graph_ab(mnk: tuple[int, int, int], dtype: str, activation: str, build: Callable, rounds: int) -> tuple:

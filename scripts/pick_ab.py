@@ -23,7 +23,16 @@ from __future__ import annotations
 import contextlib
 import sys
 
-from gemm_sweep import FUSED, ab_arguments, ab_summary, fused_graph_ab, graph_ab, random_rows, write_config_specs
+from gemm_sweep import (
+    FUSED,
+    ab_arguments,
+    ab_summary,
+    direct_plans,
+    fused_graph_ab,
+    graph_ab,
+    random_rows,
+    write_config_specs,
+)
 
 
 def _square_split_gain(shape, tile, cal):  # noqa: ANN001, ANN202 - k_choice._clustered_split_gain's arguments
@@ -129,20 +138,16 @@ def main() -> int:
 def fused_rows(rows: list, args) -> int:  # noqa: ANN001 - the parsed command line
     """--epilogue: gemm()'s direct plans of a fused call (a bias along N, the activation) with and without the rule."""
     import torch
-    from cute_examples.dense_gemm import launch_plan, transposed
+    from cute_examples.dense_gemm import launch_plan
 
     print(f"{torch.cuda.get_device_name()}; gemm() plans, bias along N and {args.epilogue}, graphs, {args.rounds} "
           "alternating rounds, identical tensors")
 
     def build(a, b, outs, epi) -> list:  # noqa: ANN001 - fused_graph_ab's operands
-        saved = transposed.may_transpose
-        transposed.may_transpose = lambda shape: False  # the direct plans, which the rule moves
-        try:
+        with direct_plans():  # the direct plans, which the rule moves
             plans = [launch_plan._build(a, b, outs[0], (None, "float32", None, None, None), epi)]
             with _baseline(args.baseline):
                 plans.append(launch_plan._build(a, b, outs[1], (None, "float32", None, None, None), epi))
-        finally:
-            transposed.may_transpose = saved
         return plans
 
     ratios = []

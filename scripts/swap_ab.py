@@ -23,7 +23,16 @@ from __future__ import annotations
 
 import sys
 
-from gemm_sweep import FUSED, ab_arguments, ab_summary, fused_graph_ab, graph_ab, random_rows, write_config_specs
+from gemm_sweep import (
+    FUSED,
+    ab_arguments,
+    ab_summary,
+    direct_plans,
+    fused_graph_ab,
+    graph_ab,
+    random_rows,
+    write_config_specs,
+)
 from pick_survey import layer_rows
 
 
@@ -97,20 +106,15 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
     import torch
-    from cute_examples.dense_gemm import launch_plan, transposed
+    from cute_examples.dense_gemm import launch_plan
 
     print(f"{torch.cuda.get_device_name()}; gemm() plans, bias along N and {args.epilogue}, graphs, {args.rounds} "
           "alternating rounds, identical tensors")
 
     def build(a, b, outs, epi) -> list:  # noqa: ANN001 - fused_graph_ab's operands
-        saved = transposed.may_transpose
-        plans = []
-        for rule in (lambda shape: False, saved):  # the direct plan, then gemm()'s
-            transposed.may_transpose = rule
-            try:
-                plans.append(launch_plan._build(a, b, outs[len(plans)], (None, "float32", None, None, None), epi))
-            finally:
-                transposed.may_transpose = saved
+        with direct_plans():  # the direct plan, then gemm()'s
+            plans = [launch_plan._build(a, b, outs[0], (None, "float32", None, None, None), epi)]
+        plans.append(launch_plan._build(a, b, outs[1], (None, "float32", None, None, None), epi))
         assert not plans[0].transposed and plans[1].transposed
         return plans
 
