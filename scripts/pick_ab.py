@@ -12,7 +12,8 @@ Baselines (`--baseline`): `no-split-clusters` (the default: `k_choice.SPLIT_K_CL
 alignment: the rule before 128x256 took one where A's and B's rows are off sectors), `uniform-min-gain` (that clustered
 128x256 split needs the calibration's `min_gain`, not `k_choice.OFF_SECTOR_SPLIT_MIN_GAIN`), `no-rounds-stream-k`
 (no stream-K past one round: `k_choice.ROUNDS_STREAM_K_GAIN` at 1), `one-odd-chunk-buffer` (a shared-K tile of an odd
-number of epilogue chunks takes one staging buffer: `k_choice.ODD_CHUNK_BUFFERS` at 1).
+number of epilogue chunks takes one staging buffer: `k_choice.ODD_CHUNK_BUFFERS` at 1), `no-one-round-tiles`
+(`choice.ONE_ROUND_TILES` empty: no 128x144 / 128x176).
 
 Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
 K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
@@ -57,21 +58,27 @@ BASELINES = {
     "no-fitted-shared-k-tiles": ("SIXTEEN_BIT_SHARED_K_TILES", lambda: ()),
     "no-rounds-stream-k": ("ROUNDS_STREAM_K_GAIN", lambda: 1.0),
     "one-odd-chunk-buffer": ("ODD_CHUNK_BUFFERS", lambda: 1),
+    "no-one-round-tiles": ("choice.ONE_ROUND_TILES", dict),
 }
 
 
 @contextlib.contextmanager
 def _baseline(name: str):  # noqa: ANN202
-    """k_choice with `BASELINES[name]`'s attribute replaced, restored on exit."""
-    from cute_examples.dense_gemm import k_choice
+    """k_choice (or choice, for a `choice.` name) with `BASELINES[name]`'s attribute replaced, restored on exit (the
+    choice's ranking cache emptied on both)."""
+    from cute_examples.dense_gemm import choice, k_choice
 
     attr, value = BASELINES[name]
-    saved = getattr(k_choice, attr)
-    setattr(k_choice, attr, value())
+    module = choice if attr.startswith("choice.") else k_choice
+    attr = attr.removeprefix("choice.")
+    saved = getattr(module, attr)
+    setattr(module, attr, value())
+    choice._ranked.cache_clear()
     try:
         yield
     finally:
-        setattr(k_choice, attr, saved)
+        setattr(module, attr, saved)
+        choice._ranked.cache_clear()
 
 
 def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters",

@@ -9,7 +9,7 @@ the output's covered elements are poisoned with NaN and everything else must sta
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, TRANSPOSED_CASES
+from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, ONE_ROUND_CASES, TRANSPOSED_CASES
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -66,12 +66,10 @@ def test_any_shape_and_stride_against_torch(case):
     assert out.shape == ref.shape and float((out.float() - ref).norm() / ref.norm()) <= 1.6e-2
 
 
-@requires_sm90
-@pytest.mark.parametrize("case", TRANSPOSED_CASES, ids=lambda c: c.name)
-def test_few_rows_run_as_the_transposed_problem(case):
-    """`transposed`: the plan runs C^T = B^T A^T (M-major C') on the same tensors, within the error bound, every
-    element outside out (its rows' padding included) untouched, the same bits on a second call and into gemm()'s own
-    output."""
+def _twice(case, plan_ok):  # noqa: ANN001, ANN202
+    """Run the case's gemm(a, b, out) twice: each plan passes `plan_ok` (an assertion), the output is within the error
+    bound with every element outside out untouched, and the second call writes the first's bits; returns (a, b, the
+    output)."""
     from cute_examples.dense_gemm import gemm
     from cute_examples.dense_gemm.launch_plan import plans
 
@@ -84,12 +82,41 @@ def test_few_rows_run_as_the_transposed_problem(case):
         untouched, mask = cbuf.clone(), _covered(cbuf, c)
         assert gemm(a, b, c) is c
         torch.cuda.synchronize()
-        plan = list(plans.table().values())[-1]
-        assert plan.transposed and plan.config.c_major == "m" and not plan.staged, plan.config.name
+        plan_ok(list(plans.table().values())[-1])
         _check(a, b, c, cbuf, untouched, mask)
         assert first is None or torch.equal(c, first)
         first = c.clone()
+    return a, b, first
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", TRANSPOSED_CASES, ids=lambda c: c.name)
+def test_few_rows_run_as_the_transposed_problem(case):
+    """`transposed`: the plan runs C^T = B^T A^T (M-major C') on the same tensors, within the error bound, every
+    element outside out (its rows' padding included) untouched, the same bits on a second call and into gemm()'s own
+    output."""
+    from cute_examples.dense_gemm import gemm
+
+    def transposed(plan) -> None:  # noqa: ANN001
+        assert plan.transposed and plan.config.c_major == "m" and not plan.staged, plan.config.name
+
+    a, b, first = _twice(case, transposed)
     assert torch.equal(gemm(a, b), first)
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", ONE_ROUND_CASES, ids=lambda c: c.name)
+def test_one_round_tiles_against_torch(case):
+    """`choice.ONE_ROUND_TILES`: gemm() runs the case on 128x144 / 128x176 (the tile in its name, on a 132-SM GPU:
+    the cases were sized for one round there), within the error bound, every element outside out (its rows' padding
+    included) untouched, the same bits on a second call."""
+    tile = f"_128x{case.name.split('_')[2]}x64_"
+    on_132 = torch.cuda.get_device_properties(0).multi_processor_count == 132
+
+    def fitted(plan) -> None:  # noqa: ANN001
+        assert not on_132 or tile in plan.config.name, plan.config.name
+
+    _twice(case, fitted)
 
 
 @requires_sm90

@@ -106,6 +106,40 @@ def test_tile_n_224_pays_where_the_model_picks_it(monkeypatch, request):
     assert shapes == 30 and second >= 0.975
 
 
+def test_one_round_tiles_pay_where_the_model_picks_them(monkeypatch, request):
+    """`choice.ONE_ROUND_TILES` on tests/data/one_round_tile_sweep_h200.json (five single-round long-K shapes, ten tiles
+    x three clusters; its 128x208 and 128x240 are not tiles of the choice): the pick runs nearer the fastest measured
+    config with 128x144 and 128x176 than without them, every pick that moved to one runs faster, and neither is
+    offered past one round or under `WIDE_M_MIN_K_TILES` K tiles."""
+    from cute_examples.dense_gemm import choice
+    from cute_examples.dense_gemm.choice import ONE_ROUND_TILES, WIDE_M_MIN_K_TILES
+
+    request.addfinalizer(choice._ranked.cache_clear)
+    choice._ranked.cache_clear()
+    measured = _measured("one_round_tile_sweep_h200.json")
+    assert len(measured) == 5
+    shapes = {key: GemmShape(*key[1:], ab_dtype=key[0], c_dtype=key[0]) for key in measured}
+    picks = {key: _measured_pick(s, measured[key]) for key, s in shapes.items()}
+    with_tiles, _ = _pick_on("one_round_tile_sweep_h200.json")
+    monkeypatch.setattr(choice, "ONE_ROUND_TILES", {})
+    choice._ranked.cache_clear()
+    without, _ = _pick_on("one_round_tile_sweep_h200.json")
+    before = {key: _measured_pick(s, measured[key]) for key, s in shapes.items()}
+    moved = [measured[key][picks[key]] / measured[key][before[key]] for key in measured
+             if picks[key][0] in ONE_ROUND_TILES]
+    # 0.959 with them, 0.896 without; 4 picks moved (0.960, 0.860, 0.879 and 0.980 of the previous pick's time)
+    assert with_tiles >= 0.95 and with_tiles > without + 0.05
+    assert len(moved) == 4 and max(moved) < 1.0, moved
+    monkeypatch.setattr(choice, "ONE_ROUND_TILES", ONE_ROUND_TILES)
+    choice._ranked.cache_clear()
+    # two rounds of 128x176 tiles (8192^3), a short K (2000 x 1288 x 1984: 31 K tiles), 8-bit operands: not offered
+    for shape in (GemmShape(8192, 8192, 8192, ab_dtype="bfloat16", c_dtype="bfloat16"),
+                  GemmShape(2000, 1288, 64 * (WIDE_M_MIN_K_TILES - 1), ab_dtype="bfloat16", c_dtype="bfloat16"),
+                  GemmShape(2000, 1288, 9280, ab_dtype="float8_e4m3fn", c_dtype="bfloat16")):
+        assert all(tile not in ONE_ROUND_TILES for tile, _ in rank_configs(shape)), shape
+    assert rank_configs(shapes[("bfloat16", 2000, 1288, 9280)])[0] == ((128, 176), (1, 1))
+
+
 def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster(without_tile_224):
     """`choice.WIDE_M_SWAP` on the rows it was fitted to (tests/data/wide_m_sweep_h200.json: 44 shapes x 2 dtypes, the
     tiles 128x256 and 256x128 x three clusters on every shape, three more tiles on 26 of them)."""

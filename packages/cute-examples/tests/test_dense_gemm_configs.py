@@ -1,8 +1,8 @@
-"""CPU CI for the 4,896 GEMM configs: a seeded sample of 24 compiles through ptxas without spills.
+"""CPU CI for the 6,048 GEMM configs: a seeded sample of 24 compiles through ptxas without spills.
 
 The sample (`configs.sample_configs()`, seed 9) always holds one config of each class issue 9 found failing
 (A m-major x tile_m 128 x cluster_n 2, B n-major x tile_n >= 128 x cluster_m 2; float16 and bfloat16). Each
-kernel issues one guarded TMA load per box of the plan. `python3 -m nox -s configs` compiles all 4,896.
+kernel issues one guarded TMA load per box of the plan. `python3 -m nox -s configs` compiles all 6,048.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def test_config_names_spec_and_dtype_spellings():
             c.smem_bytes(c.num_stages) <= SMEM_CAPACITY < c.smem_bytes(c.num_stages + 1) or c.num_stages == 8
         )
     assert len({c.name for c in aot_configs()}) == len(aot_configs())
-    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 17 * 4
+    assert len(dtype_major_configs()) == 9 * 8 and len(tile_cluster_configs()) == 21 * 4
     wide = GemmConfig(tile_m=256, tile_n=128)  # two consumer warpgroups of two 64-row atoms each
     assert (wide.num_consumer_warpgroups, wide.atoms_m, wide.mma_warpgroups, wide.num_threads) == (2, 2, 2, 384)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ANY_SHAPE_CASES", "TRANSPOSED_CASES", "AnyShapeCase", "View", "case_layouts"]
+__all__ = ["ANY_SHAPE_CASES", "ONE_ROUND_CASES", "TRANSPOSED_CASES", "AnyShapeCase", "View", "case_layouts"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,15 @@ TRANSPOSED_CASES = (
     # split-K and data-parallel
     AnyShapeCase("t_narrow24_split_bf16", "bfloat16", _row(2100, 2048), _weight_t(2048, 24), _row(2100, 24)),
     AnyShapeCase("t_narrow8_f16", "float16", _row(12000, 1024), _weight_t(1024, 8), _row(12000, 8)),
+)
+
+# single-round launches on the tiles only they take (`choice.ONE_ROUND_TILES`) on a 132-SM GPU: 128x176 (a partial
+# last column of tiles into an out of padded rows, whose padding must stay untouched) and 128x144 on a 2x1 cluster
+ONE_ROUND_CASES = (
+    AnyShapeCase("one_round_176_bf16", "bfloat16", _row(1992, 2048), _weight_t(2048, 1288), _row(1992, 1288)),
+    AnyShapeCase("one_round_176_partial_f16", "float16", _row(1990, 2048), _weight_t(2048, 1290),
+                 _row(1990, 1290, ld=1296)),
+    AnyShapeCase("one_round_144_bf16", "bfloat16", _row(2640, 2048), _weight_t(2048, 848), _row(2640, 848)),
 )
 
 

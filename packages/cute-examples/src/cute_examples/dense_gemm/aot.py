@@ -6,7 +6,7 @@ A GPU host without MLIR serves these from a bundle (CUTE_BUNDLE_DIR): build it h
 
 `dtype_major_configs()` is every A/B x accumulator x C dtype combination times every (A, B, C) major at the
 128x128x64 tile without a cluster; `tile_cluster_configs()` is every tile (`spec.TILES`: M 64/128 x N
-64/96/128/160/192/224/256, 256 x 64/96/128) times every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs,
+64/96/128/144/160/176/192/224/256, 256 x 64/96/128) times every cluster shape (1x1, 2x1, 1x2, 2x2) for float16 inputs,
 float32 accumulation and float16 C (all with the default "fast" speed options); `variant_configs()` is the "base"
 variant of a few of those (the GPU tests compare the two); `bench_configs()` is every config the benchmark rows and
 `--tune` candidates of the benchmark shapes use, in every variant, for 132- and 114-SM GPUs (H100/H200 SXM, H100

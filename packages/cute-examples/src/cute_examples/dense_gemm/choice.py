@@ -24,7 +24,8 @@ were refitted on 2026-11-28 to random shapes (`data/random_sweep_h200.json`: the
 128-row tile, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower, and no
 cluster, which ran a median 9% slower there: the tests' `data/decode_sweep_h200.json`; the 256x128 tile only for
 16-bit operands and C without promotion), except that `WIDE_M_SWAP` puts 256x128 with a 1x2 cluster first on the
-single-round launches it covers; `choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their
+single-round launches it covers, and `ONE_ROUND_TILES` (128x144, 128x176) rank only on single-round launches of
+16-bit operands that fill the SMs; `choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their
 rounds' headroom under it; ties go to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with
 `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
 """
@@ -49,6 +50,8 @@ __all__ = [
     "EIGHT_BIT_EFFICIENCY",
     "GemmShape",
     "OFF_SECTOR_K_TILE_US",
+    "ONE_ROUND_MIN_FILL",
+    "ONE_ROUND_TILES",
     "MULTICAST_SAVES",
     "TILE_EFFICIENCY",
     "WIDE_M_MIN_K_TILES",
@@ -96,7 +99,17 @@ PROMOTING_EFFICIENCY = {(128, 192): 0.91, (128, 160): 0.89}
 # picks keep 64x160 at 0.60 (0.983 of the fastest measured config there, 0.969 at 0.75)
 EIGHT_BIT_EFFICIENCY = {(64, 160): 0.60}
 # tiles measured with 16-bit operands only: the choice does not offer them to 8-bit ones (nor with promotion)
-SIXTEEN_BIT_TILES = ((128, 224),)
+SIXTEEN_BIT_TILES = ((128, 224), (128, 144), (128, 176))
+# tiles offered only to a single-round launch over at least `WIDE_M_MIN_K_TILES` K tiles, where their width fits the
+# tile count to the SMs (cuBLAS runs such widths there: 128x144 on 849 x 2648 x 9344, 128x168 on 1292 x 2000 x 9280);
+# across multi-round launches 128x176 lost (the tests' `data/tile_176_sweep_h200.json`: 20 fresh random shapes whose
+# pick moved to it ran 1.032 of the previous pick's time). H200, single-round long-K shapes (the tests'
+# `data/one_round_tile_sweep_h200.json`): 128x176 against 128x192's pick 0.860 / 0.879 / 0.980 of the time, 128x144
+# against 128x160 0.932
+ONE_ROUND_TILES = {(128, 144): 0.96, (128, 176): 0.98}
+# and only where that round's CTAs fill this share of the SMs: a round of fewer is stream-K's case (3 x 139 x 3072 x
+# 4096 as the transposed problem: 72 tiles of 128x144, where stream-K on 128x160 spreads 72 tiles over 132 SMs)
+ONE_ROUND_MIN_FILL = 0.9
 CLUSTER_CHOICES = ((1, 1), (2, 1), (1, 2))
 CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bound tile
 # tiles whose cluster costs more: with a cluster 128x160 ran 5-6% longer against 128x192 than the model said (the
@@ -201,7 +214,7 @@ def tile_efficiency(tile: tuple[int, int], promoting: bool = False, eight_bit: b
     """Relative wgmma throughput of CTA tile (tile_m, tile_n), with two-level accumulation where `promoting`, of
     8-bit operands where `eight_bit` (0.5 for a tile the model does not rank, such as a ping-pong 64x192 that a
     caller asked for)."""
-    plain = TILE_EFFICIENCY.get(tile, 0.5)
+    plain = TILE_EFFICIENCY.get(tile, ONE_ROUND_TILES.get(tile, 0.5))
     if eight_bit:
         plain = EIGHT_BIT_EFFICIENCY.get(tile, plain)
     return PROMOTING_EFFICIENCY.get(tile, plain) if promoting else plain
@@ -217,8 +230,8 @@ def estimate_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num
 def _rounds_us(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int,
                promoting: bool = False) -> float:
     """The modelled time of the launch's rounds, before the DRAM floor."""
-    if tile not in TILE_EFFICIENCY:
-        raise ValueError(f"tile must be one of {tuple(TILE_EFFICIENCY)}, got {tile}")
+    if tile not in TILE_EFFICIENCY and tile not in ONE_ROUND_TILES:
+        raise ValueError(f"tile must be one of {(*TILE_EFFICIENCY, *ONE_ROUND_TILES)}, got {tile}")
     if num_sms < 1:
         raise ValueError(f"num_sms must be >= 1, got {num_sms}")
     tm, tn = tile
@@ -291,7 +304,7 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
     shape = GemmShape(m, n, k, l, ab_dtype=ab_dtype, c_dtype=c_dtype, a_ld=row_strides[0], b_ld=row_strides[1])
     eight_bit = numeric_type(ab_dtype).bytes == 1
     out = []
-    for tile in TILE_EFFICIENCY:
+    for tile in (*TILE_EFFICIENCY, *ONE_ROUND_TILES):
         if tile[1] > 128 and c_dtype == "float32":
             continue  # float32 C stays at N <= 128 (the configurations the GPU tests cover)
         if tile[0] > 128 and (promoting or eight_bit or c_dtype == "float32"):
@@ -306,6 +319,8 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
             if cluster[0] > 1 and tiles_m < cluster[0]:
                 continue
             if cluster[1] > 1 and tiles_n < cluster[1]:
+                continue
+            if tile in ONE_ROUND_TILES and not _one_round(shape, tile, cluster, num_sms):
                 continue
             if m <= SMALL_M and cluster != (1, 1):
                 continue  # one row of tiles whose A box holds <= 64 rows: multicasting A saves next to nothing (decode
@@ -332,6 +347,16 @@ def _wide_m_swaps(shape: Any, num_sms: int) -> bool:
     wide_m = _scheduler(*wide, 1, 1).problem_tiles(shape.m, shape.n, shape.k)[0]
     return (k_tiles >= WIDE_M_MIN_K_TILES and wide_m * wide[0] == rows_m * narrow[0]
             and all(_rounds_of(_scheduler(*tile, *cluster), shape, num_sms) == 1 for tile, cluster in WIDE_M_SWAP))
+
+
+def _one_round(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> bool:
+    """Whether `shape` on (tile, cluster) is one round over at least `WIDE_M_MIN_K_TILES` K tiles whose CTAs fill
+    `ONE_ROUND_MIN_FILL` of the SMs (where `ONE_ROUND_TILES` are offered)."""
+    sched = _scheduler(*tile, *cluster)
+    tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
+    ctas = sched.units_of_tiles(tiles_m, tiles_n, shape.l) * cluster[0] * cluster[1]
+    return (k_tiles >= WIDE_M_MIN_K_TILES and _rounds_of(sched, shape, num_sms) == 1
+            and ctas >= ONE_ROUND_MIN_FILL * num_sms)
 
 
 def _rounds_of(sched: TileScheduler, shape: Any, num_sms: int) -> int:

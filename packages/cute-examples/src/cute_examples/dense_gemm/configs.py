@@ -1,16 +1,16 @@
 """Every GEMM config `GemmConfig` accepts, a seeded sample of them, and a compile sweep over either.
 
-`every_config()` is the 4,896 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
-major x every tile (`spec.TILES`: M 64/128 x N 64/96/128/160/192/224/256 and 256 x 64/96/128, K 64) x every
+`every_config()` is the 6,048 configs of every (A/B, accumulator, C) dtype combination x every (a, b, c)
+major x every tile (`spec.TILES`: M 64/128 x N 64/96/128/144/160/176/192/224/256 and 256 x 64/96/128, K 64) x every
 cluster shape (1x1, 2x1, 1x2, 2x2), with `stages=None` and the "fast" speed options. `sample_configs(count,
 seed)` draws `count` of them and always includes one config of each class that issue 9 found failing (A m-major
 with tile_m 128 and cluster_n 2; B n-major with tile_n >= 128 and cluster_m 2; for float16 and for bfloat16).
 
-    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 4,896 (+ epilogue kinds), one per job
+    python -m cute_examples.dense_gemm.configs --jobs 16     # compile all 6,048 (+ epilogue kinds), one per job
     python -m cute_examples.dense_gemm.configs --sample 30   # a seeded sample of 30
 
 The full sweep (`sweep_configs()`) adds every fused-epilogue kind on a representative set of tiles
-(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 4,896) and the ping-pong
+(`epilogue_cases.kind_configs()`: 12 kinds x 3 tiles, not the cross product with all 6,048) and the ping-pong
 schedule's 5 tiles x 3 clusters, plain and with two epilogues (`pingpong_cases.sweep_configs()`, 45). It
 compiles each through cute-ir (MLIR -> PTX -> ptxas, through the compile cache) and prints
 `N of M configs compiled, S with spills`; the exit status is 1 unless every config compiled without spills.
@@ -59,7 +59,7 @@ SAMPLE_SEED = 9
 
 
 def every_config() -> list[GemmConfig]:
-    """The 4,896 configs: dtype combinations x (a, b, c) majors x tiles x clusters ("fast", stages=None)."""
+    """The 6,048 configs: dtype combinations x (a, b, c) majors x tiles x clusters ("fast", stages=None)."""
     return [
         GemmConfig(
             a_dtype=ab,
@@ -242,13 +242,14 @@ def gpu_test_configs() -> list[GemmConfig]:
 
 
 def any_shape_configs() -> list[GemmConfig]:
-    """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging) and `TRANSPOSED_CASES` on 132- and 114-SM GPUs."""
-    from .any_shape_cases import ANY_SHAPE_CASES, TRANSPOSED_CASES, case_layouts
+    """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging), `TRANSPOSED_CASES` and `ONE_ROUND_CASES` on 132-
+    and 114-SM GPUs."""
+    from .any_shape_cases import ANY_SHAPE_CASES, ONE_ROUND_CASES, TRANSPOSED_CASES, case_layouts
     from .aot import BENCH_NUM_SMS
     from .launch_plan import gemm_picks, staged_problem
 
     out = []
-    for case in ANY_SHAPE_CASES + TRANSPOSED_CASES:
+    for case in ANY_SHAPE_CASES + TRANSPOSED_CASES + ONE_ROUND_CASES:
         problem = staged_problem(*case_layouts(case))
         out += [cfg for sms in BENCH_NUM_SMS for cfg in gemm_picks(problem, sms)]
     return out

@@ -112,7 +112,7 @@ DTYPE_BYTES = {t.canonical: t.bytes for t in (Float16, BFloat16, Float32, Float8
 # the dtype of the bias and the input addend of an 8-bit C (torch._scaled_mm's bias dtype for an FP8 output)
 FP8_C_EPILOGUE_DTYPE = BFloat16.canonical
 TILE_M = (64, 128, 256)
-TILE_N = (64, 96, 128, 160, 192, 224, 256)
+TILE_N = (64, 96, 128, 144, 160, 176, 192, 224, 256)
 # the most float32 accumulators per thread of a cooperative consumer warpgroup (64 x 256, or 128 x 128 as two 64-row
 # atoms: tile_m 256 with tile_n <= 128 splits the tile's rows between two warpgroups, 128 each)
 MAX_COOPERATIVE_ACC = 128
