@@ -20,27 +20,19 @@ import hashlib
 import os
 import sys
 
-from gemm_sweep import _operands, _prepare, ab_summary, graph_calls, random_rows, write_config_specs
+from gemm_sweep import _operands, _prepare, ab_summary, direct_pick, graph_calls, random_rows, write_config_specs
 
 _KERNEL_FNS = ("dense_gemm", "dense_gemm_fused", "dense_gemm_scaled", "dense_gemm_split", "dense_gemm_split_fused",
                "dense_gemm_split_scaled")
-
-
-def pick(dtype: str, mnk: tuple[int, int, int]) -> tuple:
-    """(config, parts) of gemm()'s direct pick for a plain call on a 132-SM GPU."""
-    from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.launch_plan import plan_config
-
-    return plan_config(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), None, 132)
 
 
 def rows(count: int, seed: int, suite: bool) -> list:
     """(dtype, (m, n, k), (config, parts)) of the suite's rows (with `suite`) and `count` random shapes."""
     from cute_examples.dense_gemm.bench_models import suite as model_suite
 
-    out = [(d, (s.m, s.n, s.k), pick(d, (s.m, s.n, s.k))) for d in ("bfloat16", "float16") if suite
+    out = [(d, (s.m, s.n, s.k), direct_pick(d, (s.m, s.n, s.k))) for d in ("bfloat16", "float16") if suite
            for s in model_suite() if s.l == 1 and s.m >= 16]
-    return out + random_rows(count, seed, lambda d, mnk: (d, mnk, pick(d, mnk)))
+    return out + random_rows(count, seed, lambda d, mnk: (d, mnk, direct_pick(d, mnk)))
 
 
 def use_bundle(path: str) -> None:

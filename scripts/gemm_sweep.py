@@ -360,6 +360,15 @@ def graph_ab(mnk: tuple[int, int, int], dtype: str, picks: list, rounds: int, ke
     return us, labels, (outs if keep_outputs else None)
 
 
+def direct_pick(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None, sms: int = 132) -> tuple:
+    """(config, split-K parts) of gemm()'s direct pick (`launch_plan.plan_config`) for a call on a
+    `sms`-SM GPU (`fields`: a fused epilogue's GemmConfig fields)."""
+    from cute_examples.dense_gemm.bench_run import bench_shape
+    from cute_examples.dense_gemm.launch_plan import plan_config
+
+    return plan_config(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), fields, sms)
+
+
 def _host_pick(mnk: tuple[int, int, int], dtype: str, promotion: int, sms: int):  # noqa: ANN202 - a GemmConfig
     """The config the host picks for a shape (gemm()'s for FP8 with per-tensor device scales)."""
     from cute_examples.dense_gemm.bench_run import bench_config

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gemm_sweep import graph_ab, write_config_specs
+from gemm_sweep import direct_pick, graph_ab, write_config_specs
 
 MN = ("512x4096", "1024x1024", "1337x2056", "2048x2048", "4096x4096")
 KS = (64, 128, 256, 512, 1024, 2048, 4096)
@@ -26,14 +26,6 @@ def _line(xs: list[float], ys: list[float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
-def pick(dtype: str, m: int, n: int, k: int) -> tuple:
-    """(config, parts) of gemm()'s direct pick of a plain call on a 132-SM GPU."""
-    from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.launch_plan import plan_config
-
-    return plan_config(bench_shape((m, n, k, 1), dtype), (dtype, "float32", None, None, None), None, 132)
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help="write the configs' specs (for build_bundle --add-specs)")
@@ -44,7 +36,7 @@ def main() -> int:
     args = p.parse_args()
     mns = [tuple(int(v) for v in s.split("x")) for s in args.mn.split(",")]
     ks = [int(v) for v in args.ks.split(",")]
-    picks = {mn: pick(args.dtype, *mn, max(ks)) for mn in mns}
+    picks = {mn: direct_pick(args.dtype, (*mn, max(ks))) for mn in mns}
     if args.specs:
         n = write_config_specs(args.specs, [cfg for cfg, _ in picks.values()])
         print(f"{n} specs written to {args.specs}")

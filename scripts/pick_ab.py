@@ -28,6 +28,7 @@ from gemm_sweep import (
     FUSED,
     ab_arguments,
     ab_summary,
+    direct_pick,
     direct_plans,
     fused_graph_ab,
     graph_ab,
@@ -85,15 +86,10 @@ def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clust
           activation: str | None = None) -> tuple:
     """((config, parts) of gemm()'s pick, (config, parts) under `baseline`) for a shape (`activation`: of a fused call
     with a bias along N)."""
-    from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.launch_plan import plan_config
-
-    p = bench_shape((*mnk, 1), dtype)
-    options = (dtype, "float32", None, None, None)
     fields = None if activation is None else {"activation": activation, **FUSED}
-    new = plan_config(p, options, fields, 132)
+    new = direct_pick(dtype, mnk, fields)
     with _baseline(baseline):
-        old = plan_config(p, options, fields, 132)
+        old = direct_pick(dtype, mnk, fields)
     return new, old
 
 
