@@ -16,14 +16,12 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-from gemm_sweep import ab_arguments, ab_summary, graph_ab, random_rows, write_config_specs
+from gemm_sweep import ab_arguments, ab_summary, direct_pick, graph_ab, random_rows, write_config_specs
 
 
 def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], object]]:
     """(dtype, (m, n, k), the ping-pong pick) of the suite's and `count` random shapes whose pick runs ping-pong."""
     from cute_examples.dense_gemm.bench_models import row_config, suite
-    from cute_examples.dense_gemm.bench_run import bench_shape
-    from cute_examples.dense_gemm.launch_plan import plan_config
 
     out = []
     for dtype in ("bfloat16", "float16"):
@@ -33,7 +31,7 @@ def shapes(count: int, seed: int) -> list[tuple[str, tuple[int, int, int], objec
                 out.append((dtype, (s.m, s.n, s.k), cfg))
 
     def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
-        cfg = plan_config(bench_shape((*mnk, 1), dtype), (dtype, "float32", None, None, None), None, 132)[0]
+        cfg = direct_pick(dtype, mnk)[0]
         return (dtype, mnk, cfg) if cfg.pingpong else None
 
     return out + random_rows(count, seed, row)
