@@ -227,7 +227,8 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
                  random: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
     --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers; with `every`,
-    --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random and --narrow."""
+    --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random, --narrow and
+    --quantise."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -246,6 +247,7 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
     if random:
         p.add_argument("--random", action="store_true", help="random shapes instead of the model suite's layers")
         p.add_argument("--narrow", action="store_true", help="random shapes of N 8..64 (decode-like N) instead")
+        p.add_argument("--quantise", action="store_true", help="random shapes of more than MAX_M rows instead")
     return p.parse_args()
 
 

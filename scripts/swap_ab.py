@@ -1,8 +1,8 @@
 """gemm()'s pick against the transposed problem's pick (C^T = B^T A^T: M and N trade places and C is M-major), on the
 model suite's layers at random token counts (`pick_survey.layer_rows`; `--random`: on `--count` random shapes of
 SMALL_M < M <= `transposed.MAX_M` that it times, `gemm_sweep.random_rows`; `--narrow`: random shapes of N 8..64,
-`transposed.narrow`), in one process on identical tensors, alternating, in CUDA graphs, with torch.matmul; each output
-checked against torch's.
+`transposed.narrow`; `--quantise`: random shapes that gemm() transposes by `transposed.quantises` alone), in one
+process on identical tensors, alternating, in CUDA graphs, with torch.matmul; each output checked against torch's.
 
     python3 scripts/swap_ab.py --specs FILE   # here (MLIR host): both picks' specs
     python -m cute_examples.build_bundle build/aot --add-specs FILE
@@ -36,18 +36,22 @@ from gemm_sweep import (
 from pick_survey import layer_rows
 
 
-def draw(args, row, keep) -> list:  # noqa: ANN001 - the parsed command line, row(dtype, mnk), keep(row)
+def draw(args, row, keep, fields: dict | None = None) -> list:  # noqa: ANN001 - the command line, row(dtype, mnk), keep(row)
     """The rows row(dtype, mnk) that keep(row) takes: of `--count` draws of the layers at random token counts, or with
     `--random` the first `--count` of random shapes (`gemm_sweep.random_rows`) of SMALL_M < M <= `transposed.MAX_M`,
-    with `--narrow` of its decode-like-N shapes."""
+    with `--narrow` of its decode-like-N shapes, with `--quantise` those `by_quantising` takes (of a call with the
+    epilogue `fields`)."""
     from cute_examples.dense_gemm.choice import SMALL_M
     from cute_examples.dense_gemm.transposed import MAX_M
 
-    if not (args.random or args.narrow):
+    if not (args.random or args.narrow or args.quantise):
         return [r for r in layer_rows(args.count, args.seed, row) if keep(r)]
 
     def kept(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
-        r = row(dtype, mnk) if args.narrow or SMALL_M < mnk[0] <= MAX_M else None
+        if args.quantise:
+            r = row(dtype, mnk) if SMALL_M < min(mnk[:2]) and by_quantising(dtype, mnk, fields) else None
+        else:
+            r = row(dtype, mnk) if args.narrow or SMALL_M < mnk[0] <= MAX_M else None
         return r if r is not None and keep(r) else None
 
     return random_rows(args.count, args.seed, kept, narrow=args.narrow)
@@ -72,6 +76,24 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     out = [(cfg, splits, estimate_us(shape, cfg, 132, cfg.decomposition, splits))
            for shape, (cfg, splits) in ((direct, pick), (t_shape, t_pick))]
     return (*out, taken)
+
+
+def by_quantising(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> bool:
+    """Whether gemm() runs the transposed problem of a shape only by `transposed.quantises` (without that rule it would
+    run the direct one)."""
+    from cute_examples.dense_gemm import transposed
+    from cute_examples.dense_gemm.choice import GemmShape
+    from cute_examples.dense_gemm.launch_plan import plan_pick
+
+    shape, options = GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n"), (dtype, "float32", None, None, None)
+    if plan_pick(shape, options, fields, 132)[1] is None:
+        return False
+    saved = transposed.quantises
+    transposed.quantises = lambda *_: False
+    try:
+        return plan_pick(shape, options, fields, 132)[1] is None
+    finally:
+        transposed.quantises = saved
 
 
 def added(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> bool:
@@ -100,7 +122,7 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
     """--epilogue: gemm()'s plans with and without the transposed problem, a bias and the activation."""
     fields = {"activation": args.epilogue, **FUSED}
     rows = draw(args, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue)),
-                lambda r: r[2][1] is not None and (not args.new or added(r[0], r[1], fields)))
+                lambda r: r[2][1] is not None and (not args.new or added(r[0], r[1], fields)), fields)
     if args.specs:
         n = write_config_specs(args.specs, [c for *_, (d, t) in rows for c in (d[0], t[0])])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")

@@ -9,7 +9,12 @@ the output's covered elements are poisoned with NaN and everything else must sta
 from __future__ import annotations
 
 import pytest
-from cute_examples.dense_gemm.any_shape_cases import ANY_SHAPE_CASES, ONE_ROUND_CASES, TRANSPOSED_CASES
+from cute_examples.dense_gemm.any_shape_cases import (
+    ANY_SHAPE_CASES,
+    ONE_ROUND_CASES,
+    QUANTISED_CASES,
+    TRANSPOSED_CASES,
+)
 from cute_runtime.testing import requires_sm90
 
 torch = pytest.importorskip("torch")
@@ -102,6 +107,19 @@ def test_few_rows_run_as_the_transposed_problem(case):
 
     a, b, first = _twice(case, transposed)
     assert torch.equal(gemm(a, b), first)
+
+
+@requires_sm90
+@pytest.mark.parametrize("case", QUANTISED_CASES, ids=lambda c: c.name)
+def test_rows_whose_transposed_tiles_fill_the_sms_better_run_transposed(case):
+    """`transposed.quantises`: on a 132-SM GPU (the cases were sized for it) the plan runs C^T = B^T A^T, within the
+    error bound, every element outside out (its rows' padding included) untouched, the same bits on a second call."""
+    on_132 = torch.cuda.get_device_properties(0).multi_processor_count == 132
+
+    def transposed(plan) -> None:  # noqa: ANN001
+        assert not on_132 or (plan.transposed and plan.config.c_major == "m"), plan.config.name
+
+    _twice(case, transposed)
 
 
 @requires_sm90

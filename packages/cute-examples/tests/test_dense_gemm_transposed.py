@@ -33,7 +33,7 @@ def test_the_transposed_shape_trades_m_and_n_and_each_operand_keeps_its_memory()
     ((45, 4096, 14336), "bfloat16", False),  # decode-like M (the transposed split tiles ran 1.7-1.9x)
     ((555, 10240, 8192), "bfloat16", True),  # 640 -> 576 rows (128x224 -> 128x192 transposed: 177.5 -> 152.9 us)
     ((600, 4096, 4096), "bfloat16", False),  # 640 rows either way
-    ((1100, 4096, 4096), "bfloat16", False),  # above MAX_M
+    ((1100, 4096, 4096), "bfloat16", False),  # above MAX_M, and the transposed tiles fill the SMs no better
     ((128, 4096, 4096), "bfloat16", False),  # no padding to save
 ])
 def test_few_rows_run_transposed_where_it_pads_less_on_full_tiles(mnk, dtype, transposed):
@@ -51,8 +51,8 @@ def test_few_rows_run_transposed_where_it_pads_less_on_full_tiles(mnk, dtype, tr
 
 def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_tile():
     """Over random shapes of few rows the transposed pick gemm() runs has tile sides of MIN_TILE or more, and a
-    transposed problem of N <= SMALL_M (whose M' has no 128-row tile) is never considered; above MAX_M rows only N <=
-    SMALL_M is (`transposed.narrow`)."""
+    transposed problem of N <= SMALL_M (whose M' has no 128-row tile) is never considered, except above MAX_M rows
+    (`transposed.narrow`)."""
     import random
 
     from cute_examples.dense_gemm.choice import SMALL_M, rank_configs
@@ -64,7 +64,7 @@ def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_ti
         m, n, k = rng.randint(65, MAX_M), rng.randrange(8, 16384, 8), rng.randrange(64, 16384, 8)
         shape = GemmShape(m, n, k, 1, "bfloat16", "bfloat16")
         assert may_transpose(shape) == (n > SMALL_M)
-        assert may_transpose(GemmShape(MAX_M + m, n, k, 1, "bfloat16", "bfloat16")) == (n <= SMALL_M)  # `narrow`
+        assert may_transpose(GemmShape(MAX_M + m, n, k, 1, "bfloat16", "bfloat16"))  # `quantises` or `narrow`
         _, t_pick = plan_pick(shape, OPTIONS, None, 132)
         if t_pick is None:
             continue
@@ -75,6 +75,62 @@ def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_ti
         assert cfg.shares_k or (cfg.tile_m, cfg.tile_n) == first
     assert taken > 30
     assert plan_pick(GemmShape(139, 64, 14336, 1, "bfloat16", "bfloat16"), OPTIONS, None, 132)[1] is None
+
+
+@pytest.mark.parametrize(("mnk", "dtype", "transposed"), [
+    ((6916, 936, 13880), "bfloat16", True),  # 128x160 -> 128x224 on 2x1 clusters: 367.1 -> 310.9 us (cuBLAS 368.4)
+    ((4707, 680, 1176), "float16", True),  # one round either way, 128x256 -> 128x224: 21.1 -> 18.2 us
+    ((949, 2616, 2096), "bfloat16", True),  # few rows where the padding rule does not hold: 19.8 -> 17.8 us
+    ((3572, 936, 1696), "float16", True),  # 23.8 -> 20.8 us with a bias along N and SiLU
+    ((1100, 4096, 4096), "bfloat16", False),
+    ((8192, 8192, 8192), "float16", False),
+    ((4096, 14336, 4096), "bfloat16", False),
+])
+def test_rows_whose_transposed_tiles_fill_the_sms_better_run_transposed(mnk, dtype, transposed):
+    """`transposed.quantises`: a data-parallel transposed pick modelled (`choice.estimate_us`) at least QUANTISE_GAIN
+    faster than the direct data-parallel pick runs, at any number of rows."""
+    from cute_examples.dense_gemm.choice import estimate_us
+    from cute_examples.dense_gemm.transposed import QUANTISE_GAIN
+
+    shape = GemmShape(*mnk, 1, dtype, dtype)
+    options = (dtype, *OPTIONS[1:])
+    (cfg, _), t_pick = plan_pick(shape, options, None, 132)
+    assert (t_pick is not None) == transposed
+    if t_pick is not None:
+        t_cfg = t_pick[0]
+        assert cfg.decomposition == t_cfg.decomposition == "data_parallel" and t_cfg.c_major == "m"
+        us, t_us = (estimate_us(s, (c.tile_m, c.tile_n), (c.cluster_m, c.cluster_n))
+                    for s, c in ((shape, cfg), (transposed_shape(shape), t_cfg)))
+        assert t_us < (1 - QUANTISE_GAIN) * us
+
+
+def test_above_max_m_a_transposed_pick_is_modelled_faster_on_data_parallel_configs():
+    """Over random shapes of more than MAX_M rows (N > SMALL_M), gemm() runs the transposed problem on some (about 3%
+    of such draws; the H200 A/Bs in the module doc), each decided on the two problems' data-parallel picks (before
+    k_choice's stream-K past one round, which then applies to the transposed problem as to any): the model prices the
+    transposed one at least QUANTISE_GAIN faster."""
+    import random
+
+    from cute_examples.dense_gemm.choice import estimate_us
+    from cute_examples.dense_gemm.transposed import QUANTISE_GAIN
+
+    rng = random.Random(11)
+    options = ("float16", *OPTIONS[1:])
+    taken = 0
+    for _ in range(400):
+        m, n, k = rng.randint(MAX_M + 1, 8191), rng.randrange(72, 16384, 8), rng.randrange(64, 16384, 8)
+        shape = GemmShape(m, n, k, 1, "float16", "float16")
+        if plan_pick(shape, options, None, 132)[1] is None:
+            continue
+        taken += 1
+        t_shape = transposed_shape(shape)
+        cfg, _ = plan_config(shape, options, None, 132, rounds=False)
+        t_cfg, _ = plan_config(t_shape, options, None, 132, min_tile=MIN_TILE, rounds=False)
+        assert cfg.decomposition == t_cfg.decomposition == "data_parallel"
+        us, t_us = (estimate_us(s, (c.tile_m, c.tile_n), (c.cluster_m, c.cluster_n))
+                    for s, c in ((shape, cfg), (t_shape, t_cfg)))
+        assert t_us < (1 - QUANTISE_GAIN) * us
+    assert 4 <= taken <= 60
 
 
 @pytest.mark.parametrize(("mnk", "transposed"), [

@@ -242,14 +242,14 @@ def gpu_test_configs() -> list[GemmConfig]:
 
 
 def any_shape_configs() -> list[GemmConfig]:
-    """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging), `TRANSPOSED_CASES` and `ONE_ROUND_CASES` on 132-
-    and 114-SM GPUs."""
-    from .any_shape_cases import ANY_SHAPE_CASES, ONE_ROUND_CASES, TRANSPOSED_CASES, case_layouts
+    """The configs gemm() picks for `ANY_SHAPE_CASES` (after staging), `TRANSPOSED_CASES`, `QUANTISED_CASES` and
+    `ONE_ROUND_CASES` on 132- and 114-SM GPUs."""
+    from .any_shape_cases import ANY_SHAPE_CASES, ONE_ROUND_CASES, QUANTISED_CASES, TRANSPOSED_CASES, case_layouts
     from .aot import BENCH_NUM_SMS
     from .launch_plan import gemm_picks, staged_problem
 
     out = []
-    for case in ANY_SHAPE_CASES + TRANSPOSED_CASES + ONE_ROUND_CASES:
+    for case in ANY_SHAPE_CASES + TRANSPOSED_CASES + QUANTISED_CASES + ONE_ROUND_CASES:
         problem = staged_problem(*case_layouts(case))
         out += [cfg for sms in BENCH_NUM_SMS for cfg in gemm_picks(problem, sms)]
     return out

@@ -4,7 +4,7 @@ A problem of few rows pads them to whole 128-row tiles (M = 139: 256 rows comput
 transposed problem's N steps by 32 columns (`spec.TILE_N`: 139 in one 160-column tile). gemm() runs the transposed
 problem where its pick among the tiles of sides `MIN_TILE` or more (`launch_plan.plan_config` on `transposed_shape`)
 pads M by at least `MIN_PADDING_SAVED` of the direct pick's padded rows less, for 16-bit operands and SMALL_M < M <=
-`MAX_M` (`may_transpose`), when the model (`k_choice.estimate_us`) also prices it faster; calls without a tile,
+`MAX_M`, when the model (`k_choice.estimate_us`) also prices it faster; calls without a tile,
 cluster, variant or tuned entry only (`launch_plan.plan_pick`), plain or with a bias, alpha and an activation
 (`transposed_fields`), and only where neither launch stages an operand. The kernel is the same; only the operands'
 roles move (A' is b transposed, B' is a transposed, C' is out transposed: no data moves).
@@ -22,6 +22,15 @@ rows. M of 513..1024 (MAX_M was 512): **0.880** / **0.899** on 21 / 16 layer row
 rows; the whole rule on random shapes (`swap_ab.py --random`): **0.893** on 40 rows (35 faster, worst 1.069 at
 264 x 5520 x 15952, a modelled tie) and **0.848** on 30 more, 0.889 on 24 fused rows (cuBLAS / ours 0.801 -> 0.917).
 
+At any M (`quantises`, SMALL_M < M and N), gemm() also runs the transposed problem where its data-parallel pick is
+modelled (`choice.estimate_us`) at least `QUANTISE_GAIN` faster than the direct data-parallel pick: the tile's fine N
+side then runs along C's M, and its tile count fits the SMs' rounds better (about 3% of random shapes). H200,
+`swap_ab.py --quantise` (fresh random shapes that this rule alone transposes): at 5% and M > 1024 **0.917** / **0.911**
+of the direct pick's time (24 + 24 rows, 46 faster, worst 1.039; 6916 x 936 x 13880 367.1 -> 310.9 us, cuBLAS 368.4),
+with a bias and SiLU 0.888 (16 rows); the rows a 2% gain adds 0.979 (24, 21 faster, worst 1.019), rows of M <= 1024
+that the padding rule leaves 0.899 (24, 23 faster); the final rule **0.940** (24 rows, 21 faster, worst 1.008), with
+a bias and tanh GELU 0.934 (16 rows, 15 faster).
+
 A decode-like N (`narrow`: N <= SMALL_M, M > MAX_M) runs transposed too: M' = N rows on the decode rows' 64-row tiles
 (`min_tile` 0 there, A' boxes of the rows there are), unless that pick splits K where the direct pick does not (6 of 32
 shapes, 1.11-1.53x). `swap_ab.py --narrow` on fresh random shapes: **0.796** / **0.782** (24 + 24 rows, 44 faster,
@@ -35,15 +44,19 @@ from typing import Any
 from cute_layout import round_up
 
 from .choice import SMALL_M, GemmShape
+from .choice import estimate_us as choice_estimate_us
 from .k_choice import estimate_us
 from .spec import DTYPE_BYTES, GemmConfig
 
 __all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "may_transpose", "min_tile", "narrow", "transposed_fields",
            "transposed_shape", "transposes"]
 
-MAX_M = 1024  # the most rows of C a transposed launch is considered for (past about 900 no pick pads 10% fewer rows)
+MAX_M = 1024  # the most rows of C the padding rule considers (past about 900 no pick pads 10% fewer rows)
 MIN_PADDING_SAVED = 0.1  # of the direct pick's padded rows of M
 MIN_TILE = 128  # the transposed pick's tile sides at least (narrower tiles cost what the padding saves)
+# the share of the direct data-parallel pick's modelled time (`choice.estimate_us`) the transposed data-parallel pick
+# must save (`quantises`)
+QUANTISE_GAIN = 0.02
 
 
 def transposed_shape(problem: Any) -> GemmShape:
@@ -75,10 +88,9 @@ def narrow(shape: Any) -> bool:
 
 
 def may_transpose(shape: Any) -> bool:
-    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, and SMALL_M < M <= MAX_M with
-    N > SMALL_M (the transposed problem's M, which 128-row tiles need), or a `narrow` N."""
-    few_rows = SMALL_M < shape.m <= MAX_M and shape.n > SMALL_M
-    return (few_rows or narrow(shape)) and DTYPE_BYTES.get(shape.ab_dtype) == 2
+    """Whether `shape` is one gemm() considers running transposed: 16-bit operands, and M > SMALL_M with N > SMALL_M
+    (the transposed problem's M, which 128-row tiles need), or a `narrow` N."""
+    return shape.m > SMALL_M and (shape.n > SMALL_M or narrow(shape)) and DTYPE_BYTES.get(shape.ab_dtype) == 2
 
 
 def min_tile(shape: Any) -> int:
@@ -95,7 +107,21 @@ def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: t
     if narrow(shape):
         # the decode rows' launch, unless it splits K where the direct pick does not (those ran 1.11-1.53x)
         return not (t_cfg.shares_k and not cfg.shares_k)
-    if round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
+    if quantises(shape, cfg, t_shape, t_cfg, num_sms):
+        return True
+    if shape.m > MAX_M or round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
         return False
     return (estimate_us(t_shape, t_cfg, num_sms, t_cfg.decomposition, t_splits)
             < estimate_us(shape, cfg, num_sms, cfg.decomposition, splits))
+
+
+def quantises(shape: Any, cfg: GemmConfig, t_shape: Any, t_cfg: GemmConfig, num_sms: int) -> bool:
+    """Whether the transposed problem's data-parallel pick `t_cfg` saves `QUANTISE_GAIN` of the direct data-parallel
+    pick `cfg`'s modelled time (`choice.estimate_us`): its tiles fill the SMs' rounds better."""
+    if cfg.decomposition != "data_parallel" or t_cfg.decomposition != "data_parallel":
+        return False
+
+    def us(s: Any, c: GemmConfig) -> float:
+        return choice_estimate_us(s, (c.tile_m, c.tile_n), (c.cluster_m, c.cluster_n), num_sms)
+
+    return us(t_shape, t_cfg) < (1 - QUANTISE_GAIN) * us(shape, cfg)
