@@ -523,21 +523,25 @@ def plan_config(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     tile, cluster, variant[, promotion]), `fields` the epilogue's GemmConfig fields (None: the plain path),
     `loadable(cfg)` whether a split-K / stream-K kernel can be had (else the data-parallel config), `min_tile` the
     least tile side a chosen tile may have, `rounds` whether k_choice may take stream-K past one round."""
-    _, acc_dtype, tile, cluster, variant, *rest = options
-    promotion = rest[0] if rest else 0
-    acc = canonical_dtype(acc_dtype, "acc_dtype")
-    splits = 1
-    if fields is not None:
-        cfg = choose_epilogue_config(problem, fields, acc, tile, cluster, num_sms, variant or "fast", min_tile)
-    else:
-        cfg = choose_config(problem, acc, tile, cluster, num_sms, variant or "fast", min_tile)
-    if promotion:
-        cfg = with_promotion(problem, cfg, promotion, acc, tile, num_sms)
+    _, _, tile, cluster, variant, *_ = options
+    cfg, splits = _host_config(problem, options, fields, num_sms, min_tile), 1
     if tile is None and cluster is None and variant is None:
         # split-K / stream-K (with or without a fused epilogue), then the ping-pong schedule where it pays
         cfg, splits = _decomposed(problem, cfg, num_sms, loadable, min_tile, rounds)
         cfg = pingpong_form(cfg)
     return cfg, splits
+
+
+def _host_config(problem: Any, options: tuple, fields: dict | None, num_sms: int, min_tile: int = 0) -> Any:
+    """`plan_config`'s data-parallel config before k_choice (the host's pick, with its promotion)."""
+    _, acc_dtype, tile, cluster, variant, *rest = options
+    acc = canonical_dtype(acc_dtype, "acc_dtype")
+    if fields is not None:
+        cfg = choose_epilogue_config(problem, fields, acc, tile, cluster, num_sms, variant or "fast", min_tile)
+    else:
+        cfg = choose_config(problem, acc, tile, cluster, num_sms, variant or "fast", min_tile)
+    promotion = rest[0] if rest else 0
+    return with_promotion(problem, cfg, promotion, acc, tile, num_sms) if promotion else cfg
 
 
 def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
@@ -548,7 +552,16 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     promotion may run transposed. `loadable` is asked about the transposed problem's kernels only where the pick
     would run them. Whether to transpose is decided on both problems' picks without k_choice's stream-K past one
     round (the rule `transposes` was measured with), which then applies to each."""
-    from .transposed import may_transpose, min_tile, transposed_fields, transposed_shape, transposes
+    from .transposed import (
+        MAX_M,
+        may_transpose,
+        min_tile,
+        narrow,
+        quantises,
+        transposed_fields,
+        transposed_shape,
+        transposes,
+    )
 
     pick = plan_config(problem, options, fields, num_sms, loadable)
     t_fields = None if fields is None else transposed_fields(fields)
@@ -556,6 +569,12 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         return pick, None
     t_shape, least = transposed_shape(problem), min_tile(problem)
     within = _without_rounds(pick, problem, options, fields, num_sms, loadable)
+    if problem.m > MAX_M and not narrow(problem):
+        # only `quantises` can hold: asked first of the transposed problem's host pick (whose tile and cluster its
+        # data-parallel pick keeps), which spares k_choice's work on the transposed problem where it does not
+        t_host = _host_config(t_shape, options, t_fields, num_sms, least)
+        if not quantises(problem, within[0], t_shape, t_host, num_sms):
+            return pick, None
     for ask in (lambda cfg: True, loadable):  # decide first, then load only the kernel the transposed pick runs
         t_pick = plan_config(t_shape, options, t_fields, num_sms, ask, least)
         t_within = _without_rounds(t_pick, t_shape, options, t_fields, num_sms, ask, least)
