@@ -1,8 +1,9 @@
 """gemm()'s pick against the transposed problem's pick (C^T = B^T A^T: M and N trade places and C is M-major), on the
 model suite's layers at random token counts (`pick_survey.layer_rows`; `--random`: on `--count` random shapes of
 SMALL_M < M <= `transposed.MAX_M` that it times, `gemm_sweep.random_rows`; `--narrow`: random shapes of N 8..64,
-`transposed.narrow`; `--quantise`: random shapes that gemm() transposes by `transposed.quantises` alone), in one
-process on identical tensors, alternating, in CUDA graphs, with torch.matmul; each output checked against torch's.
+`transposed.narrow`; `--quantise`: random shapes, with `--layers` layer draws, that gemm() transposes by
+`transposed.quantises` alone), in one process on identical tensors, alternating, in CUDA graphs, with torch.matmul;
+each output checked against torch's.
 
     python3 scripts/swap_ab.py --specs FILE   # here (MLIR host): both picks' specs
     python -m cute_examples.build_bundle build/aot --add-specs FILE
@@ -40,7 +41,7 @@ def draw(args, row, keep, fields: dict | None = None) -> list:  # noqa: ANN001 -
     """The rows row(dtype, mnk) that keep(row) takes: of `--count` draws of the layers at random token counts, or with
     `--random` the first `--count` of random shapes (`gemm_sweep.random_rows`) of SMALL_M < M <= `transposed.MAX_M`,
     with `--narrow` of its decode-like-N shapes, with `--quantise` those `by_quantising` takes (of a call with the
-    epilogue `fields`)."""
+    epilogue `fields`; with `--layers` of the layer draws)."""
     from cute_examples.dense_gemm.choice import SMALL_M
     from cute_examples.dense_gemm.transposed import MAX_M
 
@@ -54,6 +55,8 @@ def draw(args, row, keep, fields: dict | None = None) -> list:  # noqa: ANN001 -
             r = row(dtype, mnk) if args.narrow or SMALL_M < mnk[0] <= MAX_M else None
         return r if r is not None and keep(r) else None
 
+    if args.quantise and args.layers:  # the first `--count` layer draws that gemm() transposes by quantising
+        return [r for r in layer_rows(50 * args.count, args.seed, kept) if r is not None][: args.count]
     return random_rows(args.count, args.seed, kept, narrow=args.narrow)
 
 
@@ -151,7 +154,7 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
 
 
 def main() -> int:
-    args = ab_arguments(__doc__, "both picks' specs", 24, 11, every=True, epilogue=True,
+    args = ab_arguments(__doc__, "both picks' specs", 24, 11, layers=True, every=True, epilogue=True,
                         new="only the rows the tile-side rule's restricted pick added", random=True)
     if args.epilogue:
         return fused_rows(args)
