@@ -224,11 +224,11 @@ def random_rows(count: int, seed: int, row: Callable, k_from: int = 256, narrow:
 def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
                  baseline: tuple[str, tuple[str, ...], str] | None = None, layers: bool = False,
                  every: bool = False, epilogue: bool = False, new: str | None = None,
-                 random: bool = False) -> argparse.Namespace:
+                 random: bool = False, b_major: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
     --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers; with `every`,
     --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random, --narrow and
-    --quantise."""
+    --quantise; with `b_major`, --b-major."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -247,7 +247,9 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
     if random:
         p.add_argument("--random", action="store_true", help="random shapes instead of the model suite's layers")
         p.add_argument("--narrow", action="store_true", help="random shapes of N 8..64 (decode-like N) instead")
-        p.add_argument("--quantise", action="store_true", help="random shapes of more than MAX_M rows instead")
+        p.add_argument("--quantise", action="store_true", help="rows that gemm() transposes by transposed.quantises")
+    if b_major:
+        p.add_argument("--b-major", default="k", choices=("k", "n"), help="b's contiguous mode (n: x @ W, W (K, N))")
     return p.parse_args()
 
 
@@ -304,10 +306,12 @@ def direct_plans() -> Iterator[None]:
         transposed.may_transpose = saved
 
 
-def fused_graph_ab(mnk: tuple[int, int, int], dtype: str, activation: str, build: Callable, rounds: int) -> tuple:
+def fused_graph_ab(mnk: tuple[int, int, int], dtype: str, activation: str | None, build: Callable, rounds: int,
+                   b_major: str = "k") -> tuple:
     """The fused A/B scripts' timing of one shape: `build(a, b, outs, epi)` gives gemm() plans (`launch_plan.GemmPlan`)
-    of a call with a bias along N and `activation` into each of `outs`; each is checked against torch (AssertionError
-    past a normwise error of 2e-2) and all are timed in CUDA graphs in alternating rounds on identical tensors (seed 0).
+    of a call with a bias along N and `activation` (None: a plain call, epi None) into each of `outs`, b = W.t() of a
+    contiguous (N, K) W (`b_major` "n": a contiguous (K, N) b); each is checked against torch (AssertionError past a
+    normwise error of 2e-2) and all are timed in CUDA graphs in alternating rounds on identical tensors (seed 0).
     Returns (microseconds per plan, the plans)."""
     import torch
     from cute_examples.dense_gemm.activation import reference
@@ -317,14 +321,15 @@ def fused_graph_ab(mnk: tuple[int, int, int], dtype: str, activation: str, build
     torch.manual_seed(0)
     td = getattr(torch, dtype)
     a = torch.randn(m, k, device="cuda", dtype=td)
-    b = torch.randn(n, k, device="cuda", dtype=td).t()
+    b = torch.randn(n, k, device="cuda", dtype=td).t() if b_major == "k" else torch.randn(k, n, device="cuda", dtype=td)
     bias = torch.randn(n, device="cuda", dtype=td)
     outs = [torch.empty(m, n, device="cuda", dtype=td) for _ in range(2)]
-    epi = (bias, None, 1.0, None, activation, None)
+    epi = None if activation is None else (bias, None, 1.0, None, activation, None)
     plans = build(a, b, outs, epi)
     calls = [lambda p=p, o=o: p(a, a.data_ptr(), b, b.data_ptr(), o, o.data_ptr(), None, epi)
              for p, o in zip(plans, outs, strict=True)]
-    ref = reference(a.float() @ b.float() + bias.float(), activation)
+    ref = a.float() @ b.float()
+    ref = ref if activation is None else reference(ref + bias.float(), activation)
     for call, out in zip(calls, outs, strict=True):
         call()
         torch.cuda.synchronize()

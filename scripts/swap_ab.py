@@ -14,6 +14,8 @@ Rows: the `--count` draws of `--seed` that gemm() runs as the transposed problem
 measured one). The transposed launch reads the same A and B and writes the same C: A' is the weight W (B = W.t()),
 B' = A.t() and C' = C.t().
 
+`--b-major n` (with or without `--epilogue`) times gemm()'s plans on a row-major b (`x @ W`, W (K, N) contiguous).
+
 `--new` keeps the rows whose transposed pick without the tile-side rule (`transposed.MIN_TILE`) has a narrower tile:
 the rows that rule's restricted pick added. `--epilogue ACT` times gemm()'s own plans instead (`launch_plan.GemmPlan`
 with and without the transposed problem, on the same tensors), with a bias along N and the activation ACT, on the rows
@@ -50,7 +52,7 @@ def draw(args, row, keep, fields: dict | None = None) -> list:  # noqa: ANN001 -
 
     def kept(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
         if args.quantise:
-            r = row(dtype, mnk) if SMALL_M < min(mnk[:2]) and by_quantising(dtype, mnk, fields) else None
+            r = row(dtype, mnk) if SMALL_M < min(mnk[:2]) and by_quantising(dtype, mnk, fields, args.b_major) else None
         else:
             r = row(dtype, mnk) if args.narrow or SMALL_M < mnk[0] <= MAX_M else None
         return r if r is not None and keep(r) else None
@@ -81,14 +83,14 @@ def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     return (*out, taken)
 
 
-def by_quantising(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> bool:
+def by_quantising(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None, b_major: str = "k") -> bool:
     """Whether gemm() runs the transposed problem of a shape only by `transposed.quantises` (without that rule it would
     run the direct one)."""
     from cute_examples.dense_gemm import transposed
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_pick
 
-    shape, options = GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n"), (dtype, "float32", None, None, None)
+    shape, options = GemmShape(*mnk, 1, dtype, dtype, "k", b_major, "n"), (dtype, "float32", None, None, None)
     if plan_pick(shape, options, fields, 132)[1] is None:
         return False
     saved = transposed.quantises
@@ -111,20 +113,21 @@ def added(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> 
     return min(cfg.tile_m, cfg.tile_n) < MIN_TILE
 
 
-def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str) -> tuple:
-    """(the direct fused pick, the transposed one or None) of a bias-along-N call with `activation` (132 SMs)."""
+def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str | None, b_major: str = "k") -> tuple:
+    """(the direct pick, the transposed one or None) of a bias-along-N call with `activation` (None: a plain call) and
+    b `b_major` (132 SMs)."""
     from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_pick
 
-    fields = {"activation": activation, **FUSED}
-    shape = GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n")
+    fields = None if activation is None else {"activation": activation, **FUSED}
+    shape = GemmShape(*mnk, 1, dtype, dtype, "k", b_major, "n")
     return plan_pick(shape, (dtype, "float32", None, None, None), fields, 132)
 
 
 def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
-    """--epilogue: gemm()'s plans with and without the transposed problem, a bias and the activation."""
-    fields = {"activation": args.epilogue, **FUSED}
-    rows = draw(args, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue)),
+    """--epilogue / --b-major n: gemm()'s plans with and without the transposed problem (a bias and the activation)."""
+    fields = None if args.epilogue is None else {"activation": args.epilogue, **FUSED}
+    rows = draw(args, lambda d, mnk: (d, mnk, fused_picks(d, mnk, args.epilogue, args.b_major)),
                 lambda r: r[2][1] is not None and (not args.new or added(r[0], r[1], fields)), fields)
     if args.specs:
         n = write_config_specs(args.specs, [c for *_, (d, t) in rows for c in (d[0], t[0])])
@@ -133,7 +136,8 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
     import torch
     from cute_examples.dense_gemm import launch_plan
 
-    print(f"{torch.cuda.get_device_name()}; gemm() plans, bias along N and {args.epilogue}, graphs, {args.rounds} "
+    what = "plain" if args.epilogue is None else f"bias along N and {args.epilogue}"
+    print(f"{torch.cuda.get_device_name()}; gemm() plans, {what}, b {args.b_major}-major, graphs, {args.rounds} "
           "alternating rounds, identical tensors")
 
     def build(a, b, outs, epi) -> list:  # noqa: ANN001 - fused_graph_ab's operands
@@ -145,7 +149,7 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
 
     ratios = []
     for dtype, (m, n, k), _ in rows:
-        us, plans = fused_graph_ab((m, n, k), dtype, args.epilogue, build, args.rounds)
+        us, plans = fused_graph_ab((m, n, k), dtype, args.epilogue, build, args.rounds, args.b_major)
         ratios.append(us[1] / us[0])
         print(f"{dtype:9} {m}x{n}x{k:<10} {us[0]:8.2f} {us[1]:8.2f} {us[1] / us[0]:8.3f}  {plans[0].config.name} | "
               f"{plans[1].config.name}", flush=True)
@@ -155,8 +159,8 @@ def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line
 
 def main() -> int:
     args = ab_arguments(__doc__, "both picks' specs", 24, 11, layers=True, every=True, epilogue=True,
-                        new="only the rows the tile-side rule's restricted pick added", random=True)
-    if args.epilogue:
+                        new="only the rows the tile-side rule's restricted pick added", random=True, b_major=True)
+    if args.epilogue or args.b_major != "k":
         return fused_rows(args)
     every = args.every
 

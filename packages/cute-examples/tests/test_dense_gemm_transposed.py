@@ -133,6 +133,16 @@ def test_above_max_m_a_transposed_pick_is_modelled_faster_on_data_parallel_confi
     assert 4 <= taken <= 60
 
 
+def test_only_k_major_operands_run_transposed_past_max_m_rows():
+    """`quantises` holds for K-major A and B only (a row-major b makes A' M-major, which ran up to 1.27x): 6916 x 936
+    x 13880 runs transposed from F.linear's operands, direct from x @ W (W (K, N) contiguous) or an M-major a."""
+    options = ("bfloat16", *OPTIONS[1:])
+    assert plan_pick(GemmShape(6916, 936, 13880, 1, "bfloat16", "bfloat16"), options, None, 132)[1] is not None
+    for a_major, b_major in (("k", "n"), ("m", "k"), ("m", "n")):
+        shape = GemmShape(6916, 936, 13880, 1, "bfloat16", "bfloat16", a_major, b_major)
+        assert plan_pick(shape, options, None, 132)[1] is None, (a_major, b_major)
+
+
 @pytest.mark.parametrize(("mnk", "transposed"), [
     ((2557, 64, 5416), True),  # split-K on 64x128 either way: 18.9 -> 12.0 us (cuBLAS 11.3)
     ((4104, 40, 4672), True),  # 23.5 -> 10.8 us (cuBLAS 12.4)

@@ -29,7 +29,9 @@ side then runs along C's M, and its tile count fits the SMs' rounds better (abou
 of the direct pick's time (24 + 24 rows, 46 faster, worst 1.039; 6916 x 936 x 13880 367.1 -> 310.9 us, cuBLAS 368.4),
 with a bias and SiLU 0.888 (16 rows); the rows a 2% gain adds 0.979 (24, 21 faster, worst 1.019), rows of M <= 1024
 that the padding rule leaves 0.899 (24, 23 faster); the final rule **0.940** (24 rows, 21 faster, worst 1.008), with
-a bias and tanh GELU 0.934 (16 rows, 15 faster).
+a bias and tanh GELU 0.934 (16 rows, 15 faster), on layer rows 0.939 (24, 23 faster). Only with K-major A and B: with
+a row-major b (`x @ W`: A' = b^T is M-major) 0.981 on 24 rows, but 1.25-1.27x on two of the three large multi-round
+rows on 128x192 (3969 x 14288 x 13800: 2443 -> 3094 us).
 
 A decode-like N (`narrow`: N <= SMALL_M, M > MAX_M) runs transposed too: M' = N rows on the decode rows' 64-row tiles
 (`min_tile` 0 there, A' boxes of the rows there are), unless that pick splits K where the direct pick does not (6 of 32
@@ -117,7 +119,10 @@ def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: t
 
 def quantises(shape: Any, cfg: GemmConfig, t_shape: Any, t_cfg: GemmConfig, num_sms: int) -> bool:
     """Whether the transposed problem's data-parallel pick `t_cfg` saves `QUANTISE_GAIN` of the direct data-parallel
-    pick `cfg`'s modelled time (`choice.estimate_us`): its tiles fill the SMs' rounds better."""
+    pick `cfg`'s modelled time (`choice.estimate_us`): its tiles fill the SMs' rounds better; only for K-major A and B
+    (`F.linear`'s operands; a row-major b, A' M-major, ran up to 1.27x on 128x192)."""
+    if shape.a_major != "k" or shape.b_major != "k":
+        return False
     if cfg.decomposition != "data_parallel" or t_cfg.decomposition != "data_parallel":
         return False
 
