@@ -104,9 +104,11 @@ ONE_ROUND_CASES = (
 
 # calls whose transposed problem's tiles fill a 132-SM GPU's round better (`transposed.quantises`): 4707 x 680 x 1176
 # as 6 x 22 tiles of 128x224 on a 2x1 cluster (direct: 37 x 3 of 128x256), and 949 x 2616 x 2096 as 21 x 6 of 128x160
-# (direct: 8 x 15 of 128x176) into an out of padded rows, whose padding must stay untouched
+# (direct: 8 x 15 of 128x176) into an out of padded rows, whose padding must stay untouched; the first also batched
 QUANTISED_CASES = (
     AnyShapeCase("quantised_f16", "float16", _row(4707, 1176), _weight_t(1176, 680), _row(4707, 680)),
+    AnyShapeCase("quantised_batched_f16", "float16", _row(2, 4707, 1176), _weight_t(2, 1176, 680),
+                 _row(2, 4707, 680)),
     AnyShapeCase("quantised_ld_bf16", "bfloat16", _row(949, 2096), _weight_t(2096, 2616), _row(949, 2616, ld=2624)),
 )
 
