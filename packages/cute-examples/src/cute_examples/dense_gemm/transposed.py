@@ -50,8 +50,8 @@ from .choice import estimate_us as choice_estimate_us
 from .k_choice import estimate_us
 from .spec import DTYPE_BYTES, GemmConfig
 
-__all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "may_transpose", "min_tile", "narrow", "transposed_fields",
-           "transposed_shape", "transposes"]
+__all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "QUANTISE_GAIN", "may_transpose", "min_tile", "narrow",
+           "quantises", "transposed_fields", "transposed_shape", "transposes"]
 
 MAX_M = 1024  # the most rows of C the padding rule considers (past about 900 no pick pads 10% fewer rows)
 MIN_PADDING_SAVED = 0.1  # of the direct pick's padded rows of M
