@@ -224,11 +224,11 @@ def random_rows(count: int, seed: int, row: Callable, k_from: int = 256, narrow:
 def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
                  baseline: tuple[str, tuple[str, ...], str] | None = None, layers: bool = False,
                  every: bool = False, epilogue: bool = False, new: str | None = None,
-                 random: bool = False, b_major: bool = False) -> argparse.Namespace:
+                 random: bool = False, b_major: bool = False, full: bool = False) -> argparse.Namespace:
     """The A/B scripts' command line: --specs FILE (write the specs, here), --count and --seed of the random shapes,
     --rounds; with `baseline` = (default, choices, help), --baseline; with `layers`, --layers; with `every`,
     --every; with `epilogue`, --epilogue ACT; with `new` (its help), --new; with `random`, --random, --narrow and
-    --quantise; with `b_major`, --b-major."""
+    --quantise; with `b_major`, --b-major; with `full`, --full."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
     p.add_argument("--specs", metavar="FILE", help=f"write {specs_help} (for build_bundle --add-specs)")
     p.add_argument("--count", type=int, default=count)
@@ -250,6 +250,8 @@ def ab_arguments(doc: str, specs_help: str, count: int, seed: int,
         p.add_argument("--quantise", action="store_true", help="rows that gemm() transposes by transposed.quantises")
     if b_major:
         p.add_argument("--b-major", default="k", choices=("k", "n"), help="b's contiguous mode (n: x @ W, W (K, N))")
+    if full:
+        p.add_argument("--full", action="store_true", help="gemm()'s whole picks (transposed where it runs that)")
     return p.parse_args()
 
 

@@ -13,7 +13,12 @@ alignment: the rule before 128x256 took one where A's and B's rows are off secto
 128x256 split needs the calibration's `min_gain`, not `k_choice.OFF_SECTOR_SPLIT_MIN_GAIN`), `no-rounds-stream-k`
 (no stream-K past one round: `k_choice.ROUNDS_STREAM_K_GAIN` at 1), `one-odd-chunk-buffer` (a shared-K tile of an odd
 number of epilogue chunks takes one staging buffer: `k_choice.ODD_CHUNK_BUFFERS` at 1), `no-one-round-tiles`
-(`choice.ONE_ROUND_TILES` empty: no 128x144 / 128x176).
+(`choice.ONE_ROUND_TILES` empty: no 128x144 / 128x176), `no-fit-n-tiles` (those tiles only on single-round launches:
+`choice.ONE_ROUND_FIT_N` at 0).
+
+`--full` compares gemm()'s whole picks (`pick_survey.pick`: the transposed problem's where gemm() runs it, timed on the
+transposed operands) instead of the direct ones; `--layers` draws the Llama-3 layers at random token counts
+(`pick_survey.layer_rows`) instead of the suite's and random rows.
 
 Shapes: the suite's rows whose pick moved (both 16-bit dtypes), then `--count` random ones (M 64..8191, N 256..16376 and
 K 512..16376 in multiples of 8, both dtypes, seed `--seed`) whose pick moved on a 132-SM GPU.
@@ -60,6 +65,7 @@ BASELINES = {
     "no-rounds-stream-k": ("ROUNDS_STREAM_K_GAIN", lambda: 1.0),
     "one-odd-chunk-buffer": ("ODD_CHUNK_BUFFERS", lambda: 1),
     "no-one-round-tiles": ("choice.ONE_ROUND_TILES", dict),
+    "no-fit-n-tiles": ("choice.ONE_ROUND_FIT_N", lambda: 0),
 }
 
 
@@ -83,42 +89,54 @@ def _baseline(name: str):  # noqa: ANN202
 
 
 def picks(dtype: str, mnk: tuple[int, int, int], baseline: str = "no-split-clusters",
-          activation: str | None = None) -> tuple:
+          activation: str | None = None, full: bool = False) -> tuple:
     """((config, parts) of gemm()'s pick, (config, parts) under `baseline`) for a shape (`activation`: of a fused call
-    with a bias along N)."""
+    with a bias along N; `full`: gemm()'s whole pick, (config, parts, transposed), `pick_survey.pick`)."""
+    from pick_survey import pick
+
     fields = None if activation is None else {"activation": activation, **FUSED}
-    new = direct_pick(dtype, mnk, fields)
+
+    def one() -> tuple:
+        return pick(dtype, mnk) if full else direct_pick(dtype, mnk, fields)
+
+    new = one()
     with _baseline(baseline):
-        old = direct_pick(dtype, mnk, fields)
+        old = one()
     return new, old
 
 
-def shapes(count: int, seed: int, baseline: str = "no-split-clusters", activation: str | None = None) -> list:
+def shapes(count: int, seed: int, baseline: str = "no-split-clusters", activation: str | None = None,
+           full: bool = False, layers: bool = False) -> list:
     """(dtype, (m, n, k), new pick, old pick under `baseline`) of the suite's and `count` random rows whose pick
-    moved (`activation`: random rows only, of a fused call with a bias along N)."""
+    moved (`activation`: random rows only, of a fused call with a bias along N; `full`: gemm()'s whole picks;
+    `layers`: the first `count` of the Llama-3 layers at random token counts whose pick moved, instead)."""
     from cute_examples.dense_gemm.bench_models import suite
+    from pick_survey import layer_rows
 
+    def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
+        new, old = picks(dtype, mnk, baseline, activation, full)
+        return (dtype, mnk, new, old) if new != old else None
+
+    if layers:
+        return [r for r in layer_rows(100 * count, seed, row) if r is not None][:count]
     out = []
     for dtype in ("bfloat16", "float16") if activation is None else ():
         for s in suite():
             if s.l == 1:
-                new, old = picks(dtype, (s.m, s.n, s.k), baseline)
-                if new != old:
-                    out.append((dtype, (s.m, s.n, s.k), new, old))
-
-    def row(dtype: str, mnk: tuple[int, int, int]) -> tuple | None:
-        new, old = picks(dtype, mnk, baseline, activation)
-        return (dtype, mnk, new, old) if new != old else None
-
+                r = row(dtype, (s.m, s.n, s.k))
+                if r is not None:
+                    out.append(r)
     return out + random_rows(count, seed, row, k_from=512)
 
 
 def main() -> int:
-    args = ab_arguments(__doc__, "both picks' specs", 40, 1130, epilogue=True,
+    args = ab_arguments(__doc__, "both picks' specs", 40, 1130, epilogue=True, layers=True, full=True,
                         baseline=("no-split-clusters", tuple(BASELINES), "the rule the pick is compared with"))
-    rows = shapes(args.count, args.seed, args.baseline, args.epilogue)
+    if args.epilogue and args.full:
+        raise SystemExit("--full times plain calls only")
+    rows = shapes(args.count, args.seed, args.baseline, args.epilogue, args.full, args.layers)
     if args.specs:
-        n = write_config_specs(args.specs, [c for _, _, new, old in rows for c, _ in (new, old)])
+        n = write_config_specs(args.specs, [new[0] for _, _, *picked in rows for new in picked])
         print(f"{len(rows)} rows, {n} specs written to {args.specs}")
         return 0
     if args.epilogue:
@@ -129,13 +147,18 @@ def main() -> int:
     print(f"{'dtype':9} {'M x N x K':20} {'new us':>8} {'old us':>8} {'new/old':>8} {'torch/new':>9}  "
           "new pick <- old pick")
     ratios = []
-    for dtype, mnk, (new, s_new), (old, s_old) in rows:
-        us, _, _ = graph_ab(mnk, dtype, [(new, s_new), (old, s_old)], args.rounds)
+    for dtype, mnk, new, old in rows:
+        us, _, _ = graph_ab(mnk, dtype, [new, old], args.rounds)
         ratios.append(us[0] / us[1])
         print(f"{dtype:9} {'x'.join(map(str, mnk)):20} {us[0]:8.2f} {us[1]:8.2f} {us[0] / us[1]:8.3f} "
-              f"{us[2] / us[0]:9.3f}  {new.name} S={s_new} <- {old.name} S={s_old}", flush=True)
+              f"{us[2] / us[0]:9.3f}  {_named(new)} <- {_named(old)}", flush=True)
     print(ab_summary("new / old", ratios))
     return 0
+
+
+def _named(pick: tuple) -> str:
+    """A pick's config name, split-K parts and whether it runs the transposed problem."""
+    return f"{pick[0].name} S={pick[1]}" + (" (transposed)" if pick[2:] and pick[2] else "")
 
 
 def fused_rows(rows: list, args) -> int:  # noqa: ANN001 - the parsed command line

@@ -140,6 +140,35 @@ def test_one_round_tiles_pay_where_the_model_picks_them(monkeypatch, request):
     assert rank_configs(shapes[("bfloat16", 2000, 1288, 9280)])[0] == ((128, 176), (1, 1))
 
 
+@pytest.mark.parametrize(("mnk", "tile", "transposed"), [
+    # H200, gemm()'s picks against those without the rule (`pick_ab.py --baseline no-fit-n-tiles --full --layers`)
+    ((163, 57344, 8192), (128, 176), True),  # N' = 163: 128x192 -> 128x176 on the transposed problem
+    ((324, 57344, 8192), (128, 176), True),  # 2 x 176 columns: 639.0 -> 554.8 us (direct 128x192 before)
+    ((131, 57344, 8192), (128, 144), True),  # 128x160 -> 128x144 on a 2x1 cluster: 293.2 -> 271.2 us
+    ((280, 28672, 4096), (128, 144), True),  # 2 x 144 columns: 156.1 -> 136.7 us (direct 128x224 before)
+])
+def test_fitted_tiles_rank_on_any_round_where_they_fit_n(mnk, tile, transposed):
+    """`choice.ONE_ROUND_FIT_N`: 128x144 / 128x176 also rank on launches of several rounds where they cover N (here the
+    transposed problem's N' = M) with fewer padded columns than both neighbouring widths; not where the launch's CTAs
+    fill less than `ONE_ROUND_MIN_FILL` of the SMs (those rows ran 1.10-1.15x the stream-K pick they displaced)."""
+    from cute_examples.dense_gemm.choice import ONE_ROUND_TILES, _fits_n
+    from cute_examples.dense_gemm.launch_plan import plan_pick
+
+    def pick(shape: GemmShape) -> tuple:
+        direct, t_pick = plan_pick(shape, (shape.ab_dtype, "float32", None, None, None), None, 132)
+        return (direct if t_pick is None else t_pick)[0], t_pick is not None
+
+    cfg, was_transposed = pick(GemmShape(*mnk, 1, "bfloat16", "bfloat16"))
+    assert ((cfg.tile_m, cfg.tile_n), was_transposed) == (tile, transposed), cfg.name
+    assert [n for n in range(1, 400) if _fits_n(n, (128, 144))] == [*range(129, 145), *range(257, 289)]
+    assert [n for n in range(1, 400) if _fits_n(n, (128, 176))] == [*range(161, 177), *range(321, 353)]
+    # fewer CTAs than 0.9 of the SMs: 80 tiles of 128x144 (stream-K on 128x160 stays), 96 tiles of 6101 x 280
+    for shape in (GemmShape(144, 10240, 8192, 1, "bfloat16", "bfloat16"),
+                  GemmShape(6101, 280, 16192, 1, "float16", "float16")):
+        cfg, _ = pick(shape)
+        assert (cfg.tile_m, cfg.tile_n) not in ONE_ROUND_TILES and cfg.decomposition == "stream_k", cfg.name
+
+
 def test_single_round_128x256_launches_run_256x128_with_a_1x2_cluster(without_tile_224):
     """`choice.WIDE_M_SWAP` on the rows it was fitted to (tests/data/wide_m_sweep_h200.json: 44 shapes x 2 dtypes, the
     tiles 128x256 and 256x128 x three clusters on every shape, three more tiles on 26 of them)."""

@@ -24,10 +24,10 @@ were refitted on 2026-11-28 to random shapes (`data/random_sweep_h200.json`: the
 128-row tile, whose DRAM-bound estimates tie with the 64-row tiles' while they run about 10% slower, and no
 cluster, which ran a median 9% slower there: the tests' `data/decode_sweep_h200.json`; the 256x128 tile only for
 16-bit operands and C without promotion), except that `WIDE_M_SWAP` puts 256x128 with a 1x2 cluster first on the
-single-round launches it covers, and `ONE_ROUND_TILES` (128x144, 128x176) rank only on single-round launches of
-16-bit operands that fill the SMs; `choose_tile_cluster(shape)` is the first. Configs at the DRAM floor go by their
-rounds' headroom under it; ties go to the larger tile, then no cluster, then 2x1 over 1x2. `shape` is anything with
-`m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
+single-round launches it covers, and `ONE_ROUND_TILES` (128x144, 128x176) rank only on launches of 16-bit operands
+that fill the SMs and are single-round or fit N (`ONE_ROUND_FIT_N`); `choose_tile_cluster(shape)` is the first.
+Configs at the DRAM floor go by their rounds' headroom under it; ties go to the larger tile, then no cluster, then
+2x1 over 1x2. `shape` is anything with `m, n, k, l, c_dtype` (a `GemmProblem` or a `GemmShape`).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ __all__ = [
     "EIGHT_BIT_EFFICIENCY",
     "GemmShape",
     "OFF_SECTOR_K_TILE_US",
+    "ONE_ROUND_FIT_N",
     "ONE_ROUND_MIN_FILL",
     "ONE_ROUND_TILES",
     "MULTICAST_SAVES",
@@ -107,9 +108,15 @@ SIXTEEN_BIT_TILES = ((128, 224), (128, 144), (128, 176))
 # `data/one_round_tile_sweep_h200.json`): 128x176 against 128x192's pick 0.860 / 0.879 / 0.980 of the time, 128x144
 # against 128x160 0.932
 ONE_ROUND_TILES = {(128, 144): 0.96, (128, 176): 0.98}
-# and only where that round's CTAs fill this share of the SMs: a round of fewer is stream-K's case (3 x 139 x 3072 x
+# and only where the launch's CTAs fill this share of the SMs: a round of fewer is stream-K's case (3 x 139 x 3072 x
 # 4096 as the transposed problem: 72 tiles of 128x144, where stream-K on 128x160 spreads 72 tiles over 132 SMs)
 ONE_ROUND_MIN_FILL = 0.9
+# and, on any number of rounds, where N spans at most this many of their widths and they pad it less than both
+# neighbouring widths (`_fits_n`: N 129..144 or 257..288 on 128x144, 161..176 or 321..352 on 128x176), as a few-row
+# problem's transposed N' = M does. H200 (`scripts/pick_ab.py --baseline no-fit-n-tiles --full --layers`, gemm()'s
+# whole picks on Llama-3 layers at random token counts): 0.931 of the previous pick's time on 16 fresh rows, all
+# faster; before the fill rule applied to it, two rows whose stream-K pick gave way to fewer CTAs ran 1.10-1.15x
+ONE_ROUND_FIT_N = 2
 CLUSTER_CHOICES = ((1, 1), (2, 1), (1, 2))
 CLUSTER_COST = 0.02  # wgmma rate a cluster's synchronisation costs a compute-bound tile
 # tiles whose cluster costs more: with a cluster 128x160 ran 5-6% longer against 128x192 than the model said (the
@@ -350,13 +357,23 @@ def _wide_m_swaps(shape: Any, num_sms: int) -> bool:
 
 
 def _one_round(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> bool:
-    """Whether `shape` on (tile, cluster) is one round over at least `WIDE_M_MIN_K_TILES` K tiles whose CTAs fill
-    `ONE_ROUND_MIN_FILL` of the SMs (where `ONE_ROUND_TILES` are offered)."""
+    """Whether `ONE_ROUND_TILES`' `tile` is ranked for `shape` on `cluster`: the launch's CTAs fill `ONE_ROUND_MIN_FILL`
+    of the SMs, and it is one round over at least `WIDE_M_MIN_K_TILES` K tiles or the tile fits N (`_fits_n`)."""
     sched = _scheduler(*tile, *cluster)
     tiles_m, tiles_n, k_tiles = sched.problem_tiles(shape.m, shape.n, shape.k)
     ctas = sched.units_of_tiles(tiles_m, tiles_n, shape.l) * cluster[0] * cluster[1]
-    return (k_tiles >= WIDE_M_MIN_K_TILES and _rounds_of(sched, shape, num_sms) == 1
-            and ctas >= ONE_ROUND_MIN_FILL * num_sms)
+    if ctas < ONE_ROUND_MIN_FILL * num_sms:
+        return False
+    return _fits_n(shape.n, tile) or (k_tiles >= WIDE_M_MIN_K_TILES and _rounds_of(sched, shape, num_sms) == 1)
+
+
+def _fits_n(n: int, tile: tuple[int, int]) -> bool:
+    """Whether N = `n` spans at most `ONE_ROUND_FIT_N` widths of `tile` (one of `ONE_ROUND_TILES`) and pads fewer
+    columns on it than on the next narrower and the next wider tile of `TILE_EFFICIENCY` (where `ONE_ROUND_TILES` are
+    offered on any number of rounds)."""
+    widths = [tn for tm, tn in TILE_EFFICIENCY if tm == tile[0]]
+    neighbours = (max(w for w in widths if w < tile[1]), min(w for w in widths if w > tile[1]))
+    return n <= ONE_ROUND_FIT_N * tile[1] and all(-(-n // tile[1]) * tile[1] < -(-n // w) * w for w in neighbours)
 
 
 def _rounds_of(sched: TileScheduler, shape: Any, num_sms: int) -> int:
