@@ -62,17 +62,24 @@ def draw(args, row, keep, fields: dict | None = None) -> list:  # noqa: ANN001 -
     return random_rows(args.count, args.seed, kept, narrow=args.narrow)
 
 
+def _shape(dtype: str, mnk: tuple[int, int, int], b_major: str = "k"):  # noqa: ANN202 - a GemmShape
+    """The benchmarked problem of a shape (`bench_run.bench_shape`) with B `b_major`."""
+    import dataclasses
+
+    from cute_examples.dense_gemm.bench_run import bench_shape
+
+    return dataclasses.replace(bench_shape((*mnk, 1), dtype), b_major=b_major)
+
+
 def picks(dtype: str, mnk: tuple[int, int, int]) -> tuple:
     """((config, parts, modelled us) of the direct problem, the same of the transposed one, whether gemm() runs the
     transposed one: `launch_plan.plan_pick`) on a 132-SM GPU."""
-    from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.k_choice import estimate_us
     from cute_examples.dense_gemm.launch_plan import plan_config, plan_pick
     from cute_examples.dense_gemm.transposed import min_tile, transposed_shape
 
-    m, n, k = mnk
     options = (dtype, "float32", None, None, None)
-    direct = GemmShape(m, n, k, 1, dtype, dtype, "k", "k", "n")
+    direct = _shape(dtype, mnk)
     t_shape = transposed_shape(direct)
     pick, t_pick = plan_pick(direct, options, None, 132)
     taken = t_pick is not None
@@ -87,10 +94,9 @@ def by_quantising(dtype: str, mnk: tuple[int, int, int], fields: dict | None = N
     """Whether gemm() runs the transposed problem of a shape only by `transposed.quantises` (without that rule it would
     run the direct one)."""
     from cute_examples.dense_gemm import transposed
-    from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_pick
 
-    shape, options = GemmShape(*mnk, 1, dtype, dtype, "k", b_major, "n"), (dtype, "float32", None, None, None)
+    shape, options = _shape(dtype, mnk, b_major), (dtype, "float32", None, None, None)
     if plan_pick(shape, options, fields, 132)[1] is None:
         return False
     saved = transposed.quantises
@@ -104,11 +110,10 @@ def by_quantising(dtype: str, mnk: tuple[int, int, int], fields: dict | None = N
 def added(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> bool:
     """Whether the transposed problem's pick among all tiles has a side under `transposed.MIN_TILE` (a row gemm() runs
     transposed only since the pick is restricted to tiles of sides MIN_TILE or more)."""
-    from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_config
     from cute_examples.dense_gemm.transposed import MIN_TILE, transposed_fields, transposed_shape
 
-    shape = transposed_shape(GemmShape(*mnk, 1, dtype, dtype, "k", "k", "n"))
+    shape = transposed_shape(_shape(dtype, mnk))
     cfg, _ = plan_config(shape, (dtype, "float32", None, None, None), fields and transposed_fields(fields), 132)
     return min(cfg.tile_m, cfg.tile_n) < MIN_TILE
 
@@ -116,12 +121,10 @@ def added(dtype: str, mnk: tuple[int, int, int], fields: dict | None = None) -> 
 def fused_picks(dtype: str, mnk: tuple[int, int, int], activation: str | None, b_major: str = "k") -> tuple:
     """(the direct pick, the transposed one or None) of a bias-along-N call with `activation` (None: a plain call) and
     b `b_major` (132 SMs)."""
-    from cute_examples.dense_gemm.choice import GemmShape
     from cute_examples.dense_gemm.launch_plan import plan_pick
 
     fields = None if activation is None else {"activation": activation, **FUSED}
-    shape = GemmShape(*mnk, 1, dtype, dtype, "k", b_major, "n")
-    return plan_pick(shape, (dtype, "float32", None, None, None), fields, 132)
+    return plan_pick(_shape(dtype, mnk, b_major), (dtype, "float32", None, None, None), fields, 132)
 
 
 def fused_rows(args) -> int:  # noqa: ANN001 - the parsed command line

@@ -11,6 +11,13 @@ from cute_examples.dense_gemm.transposed import MAX_M, MIN_TILE, transposed_fiel
 OPTIONS = ("bfloat16", "float32", None, None, None)
 
 
+def _modelled_us(shape: GemmShape, cfg) -> float:  # noqa: ANN001 - a GemmConfig
+    """`choice.estimate_us` of cfg's tile and cluster on `shape` (132 SMs)."""
+    from cute_examples.dense_gemm.choice import estimate_us
+
+    return estimate_us(shape, (cfg.tile_m, cfg.tile_n), (cfg.cluster_m, cfg.cluster_n))
+
+
 def test_the_transposed_shape_trades_m_and_n_and_each_operand_keeps_its_memory():
     s = GemmShape(139, 4096, 14336, 2, "bfloat16", "float32", a_major="k", b_major="n", c_major="n", a_ld=14344,
                   b_ld=4104)
@@ -89,7 +96,6 @@ def test_the_transposed_pick_is_the_fastest_modelled_among_tiles_of_sides_min_ti
 def test_rows_whose_transposed_tiles_fill_the_sms_better_run_transposed(mnk, dtype, transposed):
     """`transposed.quantises`: a data-parallel transposed pick modelled (`choice.estimate_us`) at least QUANTISE_GAIN
     faster than the direct data-parallel pick runs, at any number of rows."""
-    from cute_examples.dense_gemm.choice import estimate_us
     from cute_examples.dense_gemm.transposed import QUANTISE_GAIN
 
     shape = GemmShape(*mnk, 1, dtype, dtype)
@@ -99,9 +105,7 @@ def test_rows_whose_transposed_tiles_fill_the_sms_better_run_transposed(mnk, dty
     if t_pick is not None:
         t_cfg = t_pick[0]
         assert cfg.decomposition == t_cfg.decomposition == "data_parallel" and t_cfg.c_major == "m"
-        us, t_us = (estimate_us(s, (c.tile_m, c.tile_n), (c.cluster_m, c.cluster_n))
-                    for s, c in ((shape, cfg), (transposed_shape(shape), t_cfg)))
-        assert t_us < (1 - QUANTISE_GAIN) * us
+        assert _modelled_us(transposed_shape(shape), t_cfg) < (1 - QUANTISE_GAIN) * _modelled_us(shape, cfg)
 
 
 def test_above_max_m_a_transposed_pick_is_modelled_faster_on_data_parallel_configs():
@@ -111,7 +115,6 @@ def test_above_max_m_a_transposed_pick_is_modelled_faster_on_data_parallel_confi
     transposed one at least QUANTISE_GAIN faster."""
     import random
 
-    from cute_examples.dense_gemm.choice import estimate_us
     from cute_examples.dense_gemm.transposed import QUANTISE_GAIN
 
     rng = random.Random(11)
@@ -127,9 +130,7 @@ def test_above_max_m_a_transposed_pick_is_modelled_faster_on_data_parallel_confi
         cfg, _ = plan_config(shape, options, None, 132, rounds=False)
         t_cfg, _ = plan_config(t_shape, options, None, 132, min_tile=MIN_TILE, rounds=False)
         assert cfg.decomposition == t_cfg.decomposition == "data_parallel"
-        us, t_us = (estimate_us(s, (c.tile_m, c.tile_n), (c.cluster_m, c.cluster_n))
-                    for s, c in ((shape, cfg), (t_shape, t_cfg)))
-        assert t_us < (1 - QUANTISE_GAIN) * us
+        assert _modelled_us(t_shape, t_cfg) < (1 - QUANTISE_GAIN) * _modelled_us(shape, cfg)
     assert 4 <= taken <= 60
 
 

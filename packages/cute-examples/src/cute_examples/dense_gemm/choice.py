@@ -327,7 +327,7 @@ def _ranked(m: int, n: int, k: int, l: int, c_dtype: str, num_sms: int, ab_dtype
                 continue
             if cluster[1] > 1 and tiles_n < cluster[1]:
                 continue
-            if tile in ONE_ROUND_TILES and not _one_round(shape, tile, cluster, num_sms):
+            if tile in ONE_ROUND_TILES and not _fitted_tile_ranks(shape, tile, cluster, num_sms):
                 continue
             if m <= SMALL_M and cluster != (1, 1):
                 continue  # one row of tiles whose A box holds <= 64 rows: multicasting A saves next to nothing (decode
@@ -356,7 +356,7 @@ def _wide_m_swaps(shape: Any, num_sms: int) -> bool:
             and all(_rounds_of(_scheduler(*tile, *cluster), shape, num_sms) == 1 for tile, cluster in WIDE_M_SWAP))
 
 
-def _one_round(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> bool:
+def _fitted_tile_ranks(shape: Any, tile: tuple[int, int], cluster: tuple[int, int], num_sms: int) -> bool:
     """Whether `ONE_ROUND_TILES`' `tile` is ranked for `shape` on `cluster`: the launch's CTAs fill `ONE_ROUND_MIN_FILL`
     of the SMs, and it is one round over at least `WIDE_M_MIN_K_TILES` K tiles or the tile fits N (`_fits_n`)."""
     sched = _scheduler(*tile, *cluster)

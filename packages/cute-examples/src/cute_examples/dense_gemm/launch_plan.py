@@ -553,10 +553,9 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
     would run them. Whether to transpose is decided on both problems' picks without k_choice's stream-K past one
     round (the rule `transposes` was measured with), which then applies to each."""
     from .transposed import (
-        MAX_M,
         may_transpose,
         min_tile,
-        narrow,
+        only_quantises,
         quantises,
         transposed_fields,
         transposed_shape,
@@ -569,9 +568,9 @@ def plan_pick(problem: Any, options: tuple, fields: dict | None, num_sms: int,
         return pick, None
     t_shape, least = transposed_shape(problem), min_tile(problem)
     within = _without_rounds(pick, problem, options, fields, num_sms, loadable)
-    if problem.m > MAX_M and not narrow(problem):
-        # only `quantises` can hold: asked first of the transposed problem's host pick (whose tile and cluster its
-        # data-parallel pick keeps), which spares k_choice's work on the transposed problem where it does not
+    if only_quantises(problem):
+        # asked first of the transposed problem's host pick (whose tile and cluster its data-parallel pick keeps),
+        # which spares k_choice's work on the transposed problem where it does not hold
         t_host = _host_config(t_shape, options, t_fields, num_sms, least)
         if not quantises(problem, within[0], t_shape, t_host, num_sms):
             return pick, None

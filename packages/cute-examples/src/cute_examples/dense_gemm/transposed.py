@@ -51,7 +51,7 @@ from .k_choice import estimate_us
 from .spec import DTYPE_BYTES, GemmConfig
 
 __all__ = ["MAX_M", "MIN_PADDING_SAVED", "MIN_TILE", "QUANTISE_GAIN", "may_transpose", "min_tile", "narrow",
-           "quantises", "transposed_fields", "transposed_shape", "transposes"]
+           "only_quantises", "quantises", "transposed_fields", "transposed_shape", "transposes"]
 
 MAX_M = 1024  # the most rows of C the padding rule considers (past about 900 no pick pads 10% fewer rows)
 MIN_PADDING_SAVED = 0.1  # of the direct pick's padded rows of M
@@ -95,6 +95,12 @@ def may_transpose(shape: Any) -> bool:
     return shape.m > SMALL_M and (shape.n > SMALL_M or narrow(shape)) and DTYPE_BYTES.get(shape.ab_dtype) == 2
 
 
+def only_quantises(shape: Any) -> bool:
+    """Whether `transposes` of `shape` is `quantises` alone: more than MAX_M rows (the padding rule's limit) and not a
+    `narrow` N."""
+    return shape.m > MAX_M and not narrow(shape)
+
+
 def min_tile(shape: Any) -> int:
     """The least tile side of the transposed problem's pick: `MIN_TILE` for few rows, any for a `narrow` N (whose
     transposed problem runs on the decode rows' 64-row tiles)."""
@@ -111,7 +117,9 @@ def transposes(shape: Any, pick: tuple[GemmConfig, int], t_shape: Any, t_pick: t
         return not (t_cfg.shares_k and not cfg.shares_k)
     if quantises(shape, cfg, t_shape, t_cfg, num_sms):
         return True
-    if shape.m > MAX_M or round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
+    if only_quantises(shape):
+        return False
+    if round_up(shape.m, t_cfg.tile_n) > round_up(shape.m, cfg.tile_m) * (1 - MIN_PADDING_SAVED):
         return False
     return (estimate_us(t_shape, t_cfg, num_sms, t_cfg.decomposition, t_splits)
             < estimate_us(shape, cfg, num_sms, cfg.decomposition, splits))
