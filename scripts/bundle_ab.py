@@ -22,9 +22,6 @@ import sys
 
 from gemm_sweep import _operands, _prepare, ab_summary, direct_pick, graph_calls, random_rows, write_config_specs
 
-_KERNEL_FNS = ("dense_gemm", "dense_gemm_fused", "dense_gemm_scaled", "dense_gemm_split", "dense_gemm_split_fused",
-               "dense_gemm_split_scaled")
-
 
 def rows(count: int, seed: int, suite: bool) -> list:
     """(dtype, (m, n, k), (config, parts)) of the suite's rows (with `suite`) and `count` random shapes."""
@@ -38,10 +35,12 @@ def rows(count: int, seed: int, suite: bool) -> list:
 def use_bundle(path: str) -> None:
     """Serve the GEMM kernels loaded from now on from the bundle at `path` (those loaded before stay as they are)."""
     from cute_examples.dense_gemm import kernel
+    from cute_runtime import JitKernel
 
     os.environ["CUTE_BUNDLE_DIR"] = path
-    for name in _KERNEL_FNS:
-        getattr(kernel, name)._kernels.clear()
+    for fn in vars(kernel).values():
+        if isinstance(fn, JitKernel):  # every kernel a GemmConfig can run (`kernel._kernel_fn`)
+            fn._kernels.clear()
 
 
 def cubin_digest(cfg) -> str:  # noqa: ANN001 - a GemmConfig

@@ -22,11 +22,14 @@ def test_bundle_ab_empties_every_gemm_kernel_table(scripts, monkeypatch):  # noq
     """Every JIT kernel a GemmConfig can run (`kernel._kernel_fn`) is one whose table `use_bundle` empties, and the
     bundle directory switches."""
     from cute_examples.dense_gemm import kernel
+    from cute_examples.dense_gemm.configs import sweep_configs
+    from cute_examples.dense_gemm.fp8_cases import fp8_gpu_configs
     from cute_runtime import JitKernel
 
     bundle_ab, _ = scripts
     fns = {name for name, v in vars(kernel).items() if isinstance(v, JitKernel)}
-    assert fns == set(bundle_ab._KERNEL_FNS)
+    run = {kernel._kernel_fn(cfg) for cfg in sweep_configs() + fp8_gpu_configs()}
+    assert len(run) == 6 and run <= {getattr(kernel, name) for name in fns}
     for name in fns:
         getattr(kernel, name)._kernels[("spec", "sm_90a", None)] = object()
     monkeypatch.setenv("CUTE_BUNDLE_DIR", "/old")
